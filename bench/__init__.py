@@ -1,0 +1,1 @@
+"""Benchmarks (latency, quality, ALCE metrics): not part of the run-time path."""

@@ -1,0 +1,173 @@
+"""The `vericite` command line: answer, models, export."""
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import sys
+from pathlib import Path
+
+from .errors import VeriCiteError
+
+log = logging.getLogger("vericite")
+
+
+def _cmd_answer(args: argparse.Namespace) -> int:
+    from .docs import load_input
+    from .llm import LlamaCppLLM
+    from .models import Registry, verify
+    from .nli import load_checker
+    from .pipeline import Settings, VeriCite
+    from .prompts import PromptSet
+
+    question, docs = load_input(args.docs, question=args.question, index=args.index, ndoc=args.ndoc)
+    reg = Registry.load(args.models)
+    llm_spec, nli_spec = reg.get(args.llm, "llm"), reg.get(args.nli, "nli")
+    prompts = PromptSet.load(args.prompts or llm_spec.prompts)
+    checker = load_checker(nli_spec)
+    log.info("loading %s", llm_spec.name)
+    llm = LlamaCppLLM(verify(llm_spec), n_ctx=args.n_ctx or llm_spec.context, n_threads=args.threads,
+                      n_gpu_layers=args.gpu_layers)
+    llm.name = llm_spec.name
+    settings = Settings(threshold=args.threshold if args.threshold is not None else nli_spec.threshold,
+                        lang=args.lang,
+                        citation_grammar=llm_spec.citation_grammar if args.citation_grammar is None else args.citation_grammar)
+    log.info("question: %s (%d documents)", question, len(docs))
+    result = VeriCite(llm, checker, prompts=prompts, settings=settings).answer(question, docs)
+    if args.json:
+        out = result.to_json()
+        out["settings"]["nli_ep"] = checker.ep
+        json.dump(out, sys.stdout, ensure_ascii=False, indent=2)
+        sys.stdout.write("\n")
+    else:
+        _print_answer(result)
+    return 0
+
+
+def _print_answer(result) -> None:
+    print(result.answer or "(no answer: no statement could be verified against the documents)")
+    cited = sorted({c for s in result.final for c in s.citations if 1 <= c <= len(result.documents)})
+    if cited:
+        print()
+        for c in cited:
+            print(f"[{c}] {result.documents[c - 1].title}")
+    for s in result.final:
+        if s.verdict != "supported":
+            score = "n/a" if s.score is None else f"{s.score:.2f}"
+            print(f"warning: final sentence {s.verdict} (P(entailment) {score}): {s.raw}", file=sys.stderr)
+    kept = [sum(1 for s in st.statements if s.verdict == "kept") for st in result.stages[:2]]
+    total = [len(st.statements) for st in result.stages[:2]]
+    print(f"# statements kept {kept[0]}/{total[0]}, facts kept {kept[1]}/{total[1]}, "
+          f"{result.wall_ms / 1000:.1f} s", file=sys.stderr)
+
+
+def _cmd_models(args: argparse.Namespace) -> int:
+    from .models import Registry, fetch, model_path, status, verify
+
+    reg = Registry.load(args.models)
+    if args.action == "fetch" or args.action == "verify":
+        names = args.names or ([reg.defaults[r] for r in ("llm", "nli") if r in reg.defaults] if args.defaults else [])
+        if not names:
+            raise VeriCiteError(f"name a model to {args.action} (or pass --defaults); known: {', '.join(reg.models)}")
+        for name in names:
+            spec = reg.named(name)
+            path = fetch(spec, force=args.force) if args.action == "fetch" else verify(spec)
+            print(f"{name}: ok ({path})")
+        return 0
+    rows = []
+    for name, spec in reg.models.items():
+        default = " (default)" if reg.defaults.get(spec.role) == name else ""
+        rows.append({"name": name, "role": spec.role, "format": spec.format, "source": spec.source,
+                     "status": status(spec), "path": str(model_path(spec)), "default": bool(default)})
+    if args.json:
+        json.dump(rows, sys.stdout, indent=2)
+        sys.stdout.write("\n")
+        return 0
+    width = max(len(r["name"]) for r in rows)
+    for r in rows:
+        print(f"{r['name']:<{width}}  {r['role']:<3}  {r['format']:<4}  {r['status']:<10}  {r['path']}"
+              f"{'  (default)' if r['default'] else ''}")
+    return 0
+
+
+def _cmd_export(args: argparse.Namespace) -> int:
+    try:
+        from vericite.export.nli_onnx import export_cross_encoder
+    except ImportError as e:
+        raise VeriCiteError(f"export needs the `export` extra: pip install -e '.[export]' ({e})") from e
+    manifest = export_cross_encoder(args.src, args.out, quantize=args.quantize)
+    json.dump(manifest, sys.stdout, indent=2)
+    sys.stdout.write("\n")
+    return 0
+
+
+def _cmd_bench(args: argparse.Namespace) -> int:
+    if args.what == "items":
+        from vericite.bench.items import main as items_main
+
+        return items_main(args.rest)
+    raise VeriCiteError(f"unknown benchmark {args.what!r}")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="vericite", description="Answers with verified citations, offline.")
+    p.add_argument("-v", "--verbose", action="store_true", help="debug logging")
+    p.add_argument("-q", "--quiet", action="store_true", help="warnings and errors only")
+    p.add_argument("--models", help="models.toml to use (default: the repo's, or $VERICITE_MODELS_TOML)")
+    sub = p.add_subparsers(dest="command", required=True)
+
+    a = sub.add_parser("answer", help="answer a question from documents with verified citations")
+    a.add_argument("--docs", required=True, help="JSON/JSONL of {title, text} documents, or items with question + docs")
+    a.add_argument("--question", help="the question (default: the item's own question)")
+    a.add_argument("--index", type=int, default=0, help="which item of a JSONL file of items (0-based)")
+    a.add_argument("--ndoc", type=int, default=5, help="documents to use (default 5, as in the paper)")
+    a.add_argument("--llm", help="LLM name in models.toml (default: [defaults] llm)")
+    a.add_argument("--nli", help="NLI checker name in models.toml (default: [defaults] nli)")
+    a.add_argument("--threshold", type=float, help="P(entailment) to keep a statement (default: the checker's)")
+    a.add_argument("--prompts", help="prompt set name or JSON path (default: the LLM's profile in models.toml)")
+    a.add_argument("--citation-grammar", action=argparse.BooleanOptionalAction, default=None,
+                   help="force every sentence of stages 1 and 3 to cite (default: the LLM's profile)")
+    a.add_argument("--lang", default="auto", help="sentence-splitter language: auto, en, ru, ...")
+    a.add_argument("--n-ctx", type=int, help="LLM context tokens (default: the model's entry)")
+    a.add_argument("--threads", type=int, help="LLM CPU threads (default: all cores)")
+    a.add_argument("--gpu-layers", type=int, default=0, help="LLM layers on GPU (needs a GPU build of llama.cpp)")
+    a.add_argument("--json", action="store_true", help="print the full trace as JSON")
+    a.set_defaults(func=_cmd_answer)
+
+    m = sub.add_parser("models", help="list the models of models.toml, fetch or verify one")
+    m.add_argument("action", nargs="?", choices=["list", "fetch", "verify"], default="list")
+    m.add_argument("names", nargs="*", help="model names (fetch/verify)")
+    m.add_argument("--defaults", action="store_true", help="fetch/verify the default models")
+    m.add_argument("--force", action="store_true", help="fetch again even if present")
+    m.add_argument("--json", action="store_true", help="machine-readable list")
+    m.set_defaults(func=_cmd_models)
+
+    e = sub.add_parser("export", help="export a Hugging Face model to ONNX (needs the export extra)")
+    esub = e.add_subparsers(dest="what", required=True)
+    en = esub.add_parser("nli", help="a sequence-classification NLI cross-encoder")
+    en.add_argument("src", help="local Hugging Face model folder")
+    en.add_argument("out", help="output folder (model.onnx, tokenizer.json, manifest.json)")
+    en.add_argument("--quantize", choices=["none", "int8"], default="int8")
+    en.set_defaults(func=_cmd_export)
+    b = sub.add_parser("bench", help="benchmarks (bench/): items = run N items and count what each stage kept")
+    b.add_argument("what", choices=["items"])
+    b.add_argument("rest", nargs=argparse.REMAINDER, help="options of the benchmark (see --help after its name)")
+    b.set_defaults(func=_cmd_bench)
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    level = logging.DEBUG if args.verbose else logging.WARNING if args.quiet else logging.INFO
+    logging.basicConfig(level=level, format="%(levelname)s %(name)s: %(message)s", stream=sys.stderr)
+    try:
+        return args.func(args)
+    except VeriCiteError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

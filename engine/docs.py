@@ -1,0 +1,110 @@
+"""Input loading: a documents file (JSON or JSONL) -> (question, documents).
+
+Accepted shapes:
+- a JSON list of ``{title, text}`` documents, or JSONL with one document per line (needs --question);
+- a JSON object with ``question`` and ``docs`` (the ../shared/data item format), or JSONL of such
+  items (pick one with ``index``, default 0).
+"""
+from __future__ import annotations
+
+import json
+import logging
+from pathlib import Path
+from typing import Any
+
+from .errors import InputError
+from .records import Document
+
+log = logging.getLogger(__name__)
+
+
+def _read_json_or_jsonl(path: Path) -> list[Any] | dict:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError as e:
+        raise InputError(f"documents file not found: {path}") from e
+    except UnicodeDecodeError as e:
+        raise InputError(f"{path}: not UTF-8 text ({e})") from e
+    if not text.strip():
+        raise InputError(f"{path}: the file is empty")
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as whole:
+        rows = []
+        for n, line in enumerate(text.splitlines(), start=1):
+            if not line.strip():
+                continue
+            try:
+                rows.append(json.loads(line))
+            except json.JSONDecodeError as e:
+                if n == 1:  # neither JSON nor JSONL: report the JSON error
+                    raise InputError(f"{path}: malformed JSON at line {whole.lineno}, column {whole.colno}: {whole.msg}") from whole
+                raise InputError(f"{path}: malformed JSONL at line {n}, column {e.colno}: {e.msg}") from e
+        return rows
+
+
+def _as_document(raw: Any, where: str) -> Document:
+    if not isinstance(raw, dict):
+        raise InputError(f"{where}: a document must be an object with 'title' and 'text', got {type(raw).__name__}")
+    if "text" not in raw:
+        raise InputError(f"{where}: a document needs a 'text' field (has: {sorted(raw)})")
+    text = raw.get("text")
+    if not isinstance(text, str):
+        raise InputError(f"{where}: 'text' must be a string")
+    return Document(title=str(raw.get("title") or ""), text=text.strip())
+
+
+def select_documents(docs: list[dict], ndoc: int) -> list[dict]:
+    """At most ``ndoc`` documents.
+
+    Items that flag supporting documents (``is_supporting``, HotpotQA/MuSiQue) keep every
+    supporting one plus the first distractors, in their original order; other items keep the
+    first ``ndoc`` (ALCE/ASQA/ELI5 order = retriever rank).
+    """
+    if len(docs) <= ndoc:
+        return docs
+    if any(isinstance(d, dict) and d.get("is_supporting") for d in docs):
+        supporting = [i for i, d in enumerate(docs) if d.get("is_supporting")][:ndoc]
+        distractors = [i for i, d in enumerate(docs) if not d.get("is_supporting")]
+        keep = set(supporting) | set(distractors[:ndoc - len(supporting)])
+        return [d for i, d in enumerate(docs) if i in keep]
+    return docs[:ndoc]
+
+
+def load_input(path: str | Path, *, question: str | None = None, index: int = 0,
+               ndoc: int = 5) -> tuple[str, list[Document]]:
+    """Read a documents file and return (question, documents).
+
+    Raises:
+        InputError: unreadable or malformed file (with line and column), no question, index out
+            of range, no documents, or a document without text.
+    """
+    path = Path(path)
+    data = _read_json_or_jsonl(path)
+    item: dict | None = None
+    if isinstance(data, dict):
+        item = data
+    elif isinstance(data, list) and data and all(isinstance(r, dict) and "docs" in r for r in data):
+        if not 0 <= index < len(data):
+            raise InputError(f"{path}: --index {index} out of range (the file has {len(data)} items)")
+        item = data[index]
+    if item is not None:
+        if "docs" not in item or not isinstance(item["docs"], list):
+            raise InputError(f"{path}: an item needs a 'docs' list of {{title, text}} documents")
+        raw_docs = select_documents(item["docs"], ndoc)
+        question = question or item.get("question")
+    elif isinstance(data, list):
+        raw_docs = data[:ndoc]
+        if len(data) > ndoc:
+            log.warning("using the first %d of %d documents (--ndoc)", ndoc, len(data))
+    else:
+        raise InputError(f"{path}: expected a list of documents or an object with 'question' and 'docs'")
+    if not question or not str(question).strip():
+        raise InputError(f"{path}: no question in the file; pass --question")
+    docs = [_as_document(d, f"{path}: document {i + 1}") for i, d in enumerate(raw_docs)]
+    if not docs:
+        raise InputError(f"{path}: no documents")
+    for i, d in enumerate(docs, start=1):
+        if not d.text:
+            log.warning("document [%d] is empty: nothing can cite it", i)
+    return str(question).strip(), docs

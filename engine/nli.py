@@ -1,0 +1,184 @@
+"""NLI backend: an ONNX Runtime cross-encoder that scores (premise, hypothesis) pairs.
+
+``scores(pairs) -> P(entailment)``, float32, shape [n]. Pairs are tokenized with the model's
+tokenizer.json (the `tokenizers` library, no transformers), sorted by length and run in batches
+to cut padding. A premise longer than the model's window is split into half-overlapping token
+windows and the pair scores the maximum over windows (a fact stated anywhere in a long document counts).
+"""
+from __future__ import annotations
+
+import logging
+import os
+import time
+from pathlib import Path
+from typing import Sequence
+
+import numpy as np
+
+from .errors import ConfigError, InferenceError, ModelFileError
+from .models import ModelSpec, tokenizer_path, verify
+
+log = logging.getLogger(__name__)
+
+
+def _providers(prefer: Sequence[str] | None) -> list[str]:
+    import onnxruntime as ort
+
+    available = ort.get_available_providers()
+    wanted = list(prefer) if prefer else ["CUDAExecutionProvider", "CPUExecutionProvider"]
+    chosen = [p for p in wanted if p in available]
+    if not chosen:
+        raise ConfigError(f"none of the execution providers {wanted} is available; have {available}")
+    return chosen
+
+
+class OnnxCrossEncoder:
+    """A sequence-classification NLI model exported to ONNX.
+
+    Args:
+        model_path: the .onnx file.
+        tokenizer_path: the model's tokenizer.json.
+        max_length: tokens per pair (premise truncated first).
+        entailment_index: which logit is "entailment".
+        batch_size: pairs per ONNX Runtime call.
+        providers: execution providers in order of preference (default CUDA, then CPU).
+        intra_op_threads: ONNX Runtime intra-op threads (default: all cores).
+        premise_window: premise tokens per window (default: all that fit ``max_length``); a small
+            checker trained on short premises loses the fact in a long one, so shorter windows
+            (max over windows) can be more accurate.
+        name: a label for traces.
+
+    Raises:
+        ModelFileError: a file is missing or ONNX Runtime cannot load it.
+    """
+
+    def __init__(self, model_path: str | Path, tokenizer_path: str | Path, *, max_length: int = 320,
+                 entailment_index: int = 1, batch_size: int = 32, providers: Sequence[str] | None = None,
+                 intra_op_threads: int | None = None, premise_window: int | None = None, name: str = ""):
+        import onnxruntime as ort
+        from tokenizers import Tokenizer
+
+        model_path, tokenizer_path = Path(model_path), Path(tokenizer_path)
+        for p in (model_path, tokenizer_path):
+            if not p.is_file():
+                raise ModelFileError(f"NLI model file not found: {p}")
+        opts = ort.SessionOptions()
+        opts.intra_op_num_threads = intra_op_threads or os.cpu_count() or 1
+        opts.log_severity_level = 3
+        try:
+            self._session = ort.InferenceSession(str(model_path), sess_options=opts, providers=_providers(providers))
+        except Exception as e:  # onnxruntime raises its own exception types for corrupt graphs
+            raise ModelFileError(f"ONNX Runtime could not load {model_path}: {e}") from e
+        self._inputs = {i.name for i in self._session.get_inputs()}
+        self._tok = Tokenizer.from_file(str(tokenizer_path))
+        self._tok.no_padding()
+        self._tok.no_truncation()
+        self.max_length = max_length
+        self.premise_window = premise_window
+        self.entailment_index = entailment_index
+        self.batch_size = batch_size
+        self.name = name or model_path.parent.name
+        self.ep = self._session.get_providers()[0]
+        self.stats = {"pairs": 0, "windows": 0, "ms": 0.0}
+
+    # -- tokenization -----------------------------------------------------------------------
+    def _encode(self, premise: str, hypothesis: str) -> list[tuple[list[int], list[int]]]:
+        """Token ids and type ids for each premise window of one pair (ids include specials)."""
+        hyp = self._tok.encode(hypothesis, add_special_tokens=False).ids
+        hyp = hyp[: self.max_length // 2]  # a pathological hypothesis must not eat the window
+        budget = self.max_length - len(hyp) - 3  # [CLS] premise [SEP] hypothesis [SEP]
+        if self.premise_window:
+            budget = min(budget, self.premise_window)
+        prem = self._tok.encode(premise, add_special_tokens=False)
+        windows: list[list[int]] = []
+        ids = prem.ids
+        if len(ids) <= budget:
+            windows.append(ids)
+        else:
+            # half-overlapping token windows; the pair's score is the max over windows
+            step = max(1, budget // 2)
+            for start in range(0, len(ids), step):
+                windows.append(ids[start:start + budget])
+                if start + budget >= len(ids):
+                    break
+        out = []
+        cls, sep = self._special("[CLS]", 101), self._special("[SEP]", 102)
+        for w in windows:
+            input_ids = [cls, *w, sep, *hyp, sep]
+            type_ids = [0] * (len(w) + 2) + [1] * (len(hyp) + 1)
+            out.append((input_ids, type_ids))
+        return out
+
+    def _special(self, tok: str, default: int) -> int:
+        i = self._tok.token_to_id(tok)
+        return default if i is None else i
+
+    # -- scoring ----------------------------------------------------------------------------
+    def scores(self, pairs: Sequence[tuple[str, str]]) -> np.ndarray:
+        """P(entailment) for each (premise, hypothesis) pair.
+
+        Returns:
+            float32 array, shape [len(pairs)], values in [0, 1].
+
+        Raises:
+            InferenceError: ONNX Runtime failed.
+        """
+        t0 = time.perf_counter()
+        rows: list[tuple[int, list[int], list[int]]] = []
+        for i, (premise, hypothesis) in enumerate(pairs):
+            for ids, types in self._encode(premise, hypothesis):
+                rows.append((i, ids, types))
+        order = sorted(range(len(rows)), key=lambda r: len(rows[r][1]))  # length bucketing
+        probs = np.zeros(len(rows), dtype=np.float32)
+        for b in range(0, len(order), self.batch_size):
+            idx = order[b:b + self.batch_size]
+            width = max(len(rows[r][1]) for r in idx)
+            ids = np.zeros((len(idx), width), dtype=np.int64)
+            types = np.zeros_like(ids)
+            mask = np.zeros_like(ids)
+            for j, r in enumerate(idx):
+                n = len(rows[r][1])
+                ids[j, :n], types[j, :n], mask[j, :n] = rows[r][1], rows[r][2], 1
+            feeds = {"input_ids": ids, "attention_mask": mask, "token_type_ids": types}
+            feeds = {k: v for k, v in feeds.items() if k in self._inputs}
+            try:
+                (logits,) = self._session.run(None, feeds)[:1]
+            except Exception as e:
+                raise InferenceError(f"ONNX Runtime failed on a batch of {len(idx)} pairs: {e}") from e
+            probs[idx] = _entailment_prob(logits, self.entailment_index)
+        out = np.zeros(len(pairs), dtype=np.float32)
+        for (i, _, _), p in zip(rows, probs):
+            out[i] = max(out[i], p)
+        self.stats["pairs"] += len(pairs)
+        self.stats["windows"] += len(rows)
+        self.stats["ms"] += (time.perf_counter() - t0) * 1000
+        return out
+
+
+def _entailment_prob(logits: np.ndarray, index: int) -> np.ndarray:
+    logits = logits.astype(np.float32)
+    if logits.ndim == 2 and logits.shape[1] == 1:  # single-logit head: sigmoid
+        return 1.0 / (1.0 + np.exp(-logits[:, 0]))
+    z = logits - logits.max(axis=1, keepdims=True)
+    e = np.exp(z)
+    return (e[:, index] / e.sum(axis=1)).astype(np.float32)
+
+
+def load_checker(spec: ModelSpec, **kwargs) -> OnnxCrossEncoder:
+    """Build the NLI checker a models.toml entry describes, after verifying its file.
+
+    Raises:
+        ModelFileError: missing or corrupt file (names the fix).
+        ConfigError: an input format this runtime does not serve yet ("t5-true").
+    """
+    if spec.role != "nli":
+        raise ConfigError(f"model {spec.name!r} is not an NLI model")
+    if spec.input_format != "cross-encoder":
+        raise ConfigError(f"model {spec.name!r}: input_format {spec.input_format!r} is not served by this runtime "
+                          "yet (only 'cross-encoder'); the T5/TRUE single-step runtime is tracked separately")
+    path = verify(spec)
+    tok = tokenizer_path(spec)
+    if tok is None:
+        raise ConfigError(f"model {spec.name!r}: cross-encoder needs 'tokenizer' (a tokenizer.json path)")
+    return OnnxCrossEncoder(path, tok, max_length=spec.max_length, entailment_index=spec.entailment_index,
+                            premise_window=spec.premise_window, name=spec.name, **kwargs)

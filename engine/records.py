@@ -1,0 +1,114 @@
+"""Small typed records passed between the stages (dicts appear only at the JSON boundary)."""
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+# Verdicts a statement can carry in the trace.
+KEPT = "kept"                      # passed the NLI check (stages 1, 2)
+DROPPED_NO_CITATION = "dropped:no_citation"
+DROPPED_OUT_OF_RANGE = "dropped:citation_out_of_range"
+DROPPED_NLI = "dropped:not_entailed"
+SUPPORTED = "supported"            # final check passed (stage 3)
+UNSUPPORTED = "unsupported"        # final check failed: reported, not removed
+NO_CITATION = "no_citation"        # final sentence without a valid citation: reported
+
+
+@dataclass(frozen=True)
+class Document:
+    """One retrieved passage. ``title`` may be empty; documents are cited 1-based as [N]."""
+
+    title: str
+    text: str
+
+
+@dataclass(frozen=True)
+class Statement:
+    """A sentence (stage 1 statement, stage 2 fact or stage 3 final sentence) and its check.
+
+    ``text`` is the sentence without citation marks (the NLI hypothesis); ``citations`` are
+    1-based document numbers in the order written; ``score`` is P(entailment) in [0, 1] from the
+    checker, or None when no check ran (no or invalid citation).
+    """
+
+    stage: str            # "initial" | "evidence" | "final"
+    text: str
+    citations: tuple[int, ...]
+    verdict: str
+    score: float | None = None
+    raw: str = ""         # the sentence as the LLM wrote it
+
+
+@dataclass(frozen=True)
+class LLMCall:
+    """One LLM call: what it was for and what it cost.
+
+    Token counts are llama.cpp tokens; ``prompt_tokens_computed`` is how many prompt tokens were
+    actually evaluated (the rest came from the KV cache); times are milliseconds.
+    """
+
+    purpose: str          # e.g. "answer", "gate:3", "extract:3", "refine"
+    prompt_tokens: int
+    prompt_tokens_computed: int
+    completion_tokens: int
+    prompt_eval_ms: float
+    generation_ms: float
+    wall_ms: float
+    finish_reason: str
+    text: str
+
+
+@dataclass
+class StageTrace:
+    """What one stage did: its LLM calls, its statements with verdicts, and its timings (ms)."""
+
+    name: str
+    wall_ms: float = 0.0
+    llm_calls: list[LLMCall] = field(default_factory=list)
+    statements: list[Statement] = field(default_factory=list)
+    nli_pairs: int = 0
+    nli_ms: float = 0.0
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def prompt_tokens(self) -> int:
+        return sum(c.prompt_tokens for c in self.llm_calls)
+
+    @property
+    def completion_tokens(self) -> int:
+        return sum(c.completion_tokens for c in self.llm_calls)
+
+
+@dataclass
+class VerifiedAnswer:
+    """The pipeline's result: the final answer text and the full trace that produced it."""
+
+    question: str
+    answer: str
+    documents: list[Document]
+    stages: list[StageTrace]
+    final: list[Statement]
+    settings: dict[str, Any]
+    warnings: list[str] = field(default_factory=list)
+    wall_ms: float = 0.0
+
+    def to_json(self) -> dict[str, Any]:
+        """A JSON-ready dict: every statement and fact with citations, score, verdict and stage,
+        per-stage timings (ms) and token counts."""
+        stages = []
+        for s in self.stages:
+            d = asdict(s)
+            d["prompt_tokens"] = s.prompt_tokens
+            d["completion_tokens"] = s.completion_tokens
+            stages.append(d)
+        return {
+            "question": self.question,
+            "answer": self.answer,
+            "final_check": [asdict(x) for x in self.final],
+            "all_sentences_supported": bool(self.final) and all(x.verdict == SUPPORTED for x in self.final),
+            "stages": stages,
+            "documents": [asdict(d) for d in self.documents],
+            "settings": self.settings,
+            "warnings": self.warnings,
+            "wall_ms": self.wall_ms,
+        }

@@ -1,0 +1,43 @@
+"""One full run with the real default models (LLM GGUF + ONNX checker) on one real item.
+
+Needs the default LLM fetched (`vericite models fetch --defaults`, done by `make test`).
+About 1-3 minutes on 2 cores.
+"""
+import json
+
+import pytest
+
+from vericite.engine import records as R
+from vericite.engine.citations import invalid_citations, parse_citations
+from vericite.engine.cli import main
+from vericite.engine.splitter import split_statements
+
+from .conftest import REPO
+
+pytestmark = pytest.mark.slow
+
+
+def test_default_models_answer_hotpotqa_item(capsys):
+    rc = main(["-q", "answer", "--docs", str(REPO / "examples" / "hotpotqa-0.json"), "--json"])
+    out = capsys.readouterr().out
+    assert rc == 0
+    trace = json.loads(out)
+    n_docs = len(trace["documents"])
+    assert n_docs == 5
+    stages = {s["name"]: s for s in trace["stages"]}
+    assert set(stages) == {"initial_answer", "evidence", "refine"}
+    # the LLM ran in every stage that had work, with token counts and timings recorded
+    assert stages["initial_answer"]["llm_calls"][0]["prompt_tokens"] > 300
+    assert len([c for c in stages["evidence"]["llm_calls"] if c["purpose"].startswith("gate")]) == n_docs
+    assert all(s["wall_ms"] > 0 for s in trace["stages"])
+    kept = [s for st in ("initial_answer", "evidence") for s in stages[st]["statements"] if s["verdict"] == R.KEPT]
+    assert kept, "no statement survived checking on this item"
+    assert all(s["score"] >= trace["settings"]["threshold"] for s in kept)
+    # the final answer: non-empty, every sentence with at least one valid citation, each checked once more
+    assert trace["answer"]
+    sentences = split_statements(trace["answer"])
+    assert len(trace["final_check"]) == len(sentences)
+    for sent in sentences:
+        cites = parse_citations(sent)
+        assert cites and not invalid_citations(cites, n_docs), sent
+    assert all(f["score"] is not None for f in trace["final_check"])

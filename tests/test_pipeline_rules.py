@@ -1,0 +1,158 @@
+"""Each stage's keep/drop rules, with a scripted LLM and the real NLI checker.
+
+The LLM here is a test double that returns fixed replies per call purpose, so the rules are
+tested exactly: which statements are dropped, why, and what reaches stage 3.
+"""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from vericite.engine import records as R
+from vericite.engine.errors import InputError
+from vericite.engine.pipeline import Settings, VeriCite
+from vericite.engine.prompts import PromptSet
+from vericite.engine.records import Document, LLMCall
+
+DOCS = [
+    Document("Neil Peart", "Neil Peart was a Canadian musician. He was the drummer of the rock band Rush. "
+                           "Peart was inducted into the Modern Drummer Hall of Fame in 1983."),
+    Document("Counterparts (song)", "Counterparts is a song by the Canadian rock band Rush, released in 1993."),
+    Document("Keith Moon", "Keith Moon was an English drummer of the rock band The Who."),
+]
+Q = "Which Canadian band released Counterparts and had a Hall of Fame drummer?"
+
+
+class ScriptedLLM:
+    """Returns ``replies[purpose]`` (or ``replies[purpose prefix]``); records every prompt."""
+
+    name = "scripted"
+    n_ctx = 4096
+
+    def __init__(self, replies: dict[str, str]):
+        self.replies = replies
+        self.calls: list[tuple[str, list[dict], str | None]] = []
+
+    def chat(self, messages, *, max_tokens, purpose, grammar=None):
+        self.calls.append((purpose, messages, grammar))
+        text = self.replies.get(purpose, self.replies.get(purpose.split(":")[0], ""))
+        return LLMCall(purpose, 10, 10, len(text.split()), 1.0, 1.0, 2.0, "stop", text)
+
+    def count_tokens(self, text):
+        return len(text.split())
+
+    def truncate(self, text, max_tokens):
+        words = text.split()
+        return (text, False) if len(words) <= max_tokens else (" ".join(words[:max_tokens]), True)
+
+
+def run(checker, replies, **settings):
+    llm = ScriptedLLM(replies)
+    pipe = VeriCite(llm, checker, prompts=PromptSet.load("paper-en"), settings=Settings(**settings))
+    return llm, pipe.answer(Q, DOCS)
+
+
+def by_verdict(stage):
+    out = {}
+    for s in stage.statements:
+        out.setdefault(s.verdict, []).append(s.text)
+    return out
+
+
+def test_stage1_drop_rules(checker):
+    llm, res = run(checker, {
+        "answer": ("Rush released the song Counterparts in 1993 [2]. "
+                   "Neil Peart was inducted into the Modern Drummer Hall of Fame in 1983 [1][2]. "
+                   "Rush is a Canadian rock band. "
+                   "Rush has sold 40 million records [7]. "
+                   "Keith Moon was the drummer of Rush [3]."),
+        "gate": "No",
+        "refine": "Rush released Counterparts in 1993 [2]. Peart entered the Hall of Fame in 1983 [1][2].",
+    })
+    s1 = by_verdict(res.stages[0])
+    assert len(s1[R.KEPT]) == 2
+    assert s1[R.DROPPED_NO_CITATION] == ["Rush is a Canadian rock band."]
+    assert s1[R.DROPPED_OUT_OF_RANGE] == ["Rush has sold 40 million records."]
+    assert s1[R.DROPPED_NLI] == ["Keith Moon was the drummer of Rush."]
+    # the two-document citation was checked against both texts joined
+    kept = [s for s in res.stages[0].statements if s.verdict == R.KEPT]
+    assert kept[1].citations == (1, 2) and kept[1].score >= 0.5
+    assert res.stages[0].nli_pairs == 3
+
+
+def test_stage2_gate_and_fact_check(checker):
+    llm, res = run(checker, {
+        "answer": "",
+        "gate:1": "Yes", "gate:2": "No", "gate:3": "Yes",
+        "extract:1": "Neil Peart was the drummer of Rush. Peart was inducted into the Hall of Fame in 1983.",
+        "extract:3": "Keith Moon played drums for Rush. Keith Moon was an English drummer.",
+        "refine": "Peart drummed for Rush [1].",
+    })
+    purposes = [p for p, _, _ in llm.calls]
+    assert "extract:2" not in purposes and "extract:1" in purposes and "extract:3" in purposes
+    s2 = res.stages[1]
+    assert any("not useful" in n for n in s2.notes)
+    kept = [(s.text, s.citations) for s in s2.statements if s.verdict == R.KEPT]
+    dropped = [s.text for s in s2.statements if s.verdict == R.DROPPED_NLI]
+    assert ("Neil Peart was the drummer of Rush.", (1,)) in kept
+    assert "Keith Moon played drums for Rush." in dropped
+    assert all(c == (3,) for t, c in kept if "Moon" in t)
+    # the gate used the Yes/No grammar
+    assert all(g == 'root ::= "Yes" | "No"' for p, _, g in llm.calls if p.startswith("gate"))
+
+
+def test_stage3_gets_only_verified_statements_and_final_check_reports(checker):
+    llm, res = run(checker, {
+        "answer": "Rush released the song Counterparts in 1993 [2]. Keith Moon was the drummer of Rush [3].",
+        "gate": "No",
+        "refine": ("Rush released Counterparts in 1993 [2][2]. Keith Moon drummed for Rush [3]. "
+                   "Rush is from Canada."),
+    })
+    refine_prompt = next(m for p, m, _ in llm.calls if p == "refine")[-1]["content"]
+    assert "Counterparts in 1993 [2]." in refine_prompt
+    assert "Keith Moon" not in refine_prompt.split("Answer statements:")[1]
+    assert "[2, 2]" not in res.answer and "1993 [2]." in res.answer  # merged and deduplicated
+    verdicts = [s.verdict for s in res.final]
+    assert verdicts[0] == R.SUPPORTED
+    assert verdicts[1] == R.UNSUPPORTED  # reported, not removed
+    assert verdicts[2] == R.NO_CITATION
+    assert "Keith Moon drummed for Rush [3]." in res.answer
+    assert any("failed the final check" in w for w in res.warnings)
+
+
+def test_nothing_verified_gives_empty_answer_without_refine_call(checker):
+    llm, res = run(checker, {"answer": "Rush is great.", "gate": "No"})
+    assert res.answer == "" and res.final == []
+    assert "refine" not in [p for p, _, _ in llm.calls]
+    assert any("empty" in w for w in res.warnings)
+
+
+def test_documents_truncated_to_fit_context_with_warning(checker):
+    llm = ScriptedLLM({"answer": "", "gate": "No"})
+    llm.n_ctx = 700
+    big = [Document("Big", "word " * 5000)] + DOCS
+    res = VeriCite(llm, checker, prompts=PromptSet.load("paper-en")).answer(Q, big)
+    assert any("truncated" in w for w in res.warnings)
+    user = next(m for p, m, _ in llm.calls if p == "answer")[-1]["content"]
+    assert len(user.split()) < 700
+
+
+def test_bad_input(checker):
+    llm = ScriptedLLM({})
+    v = VeriCite(llm, checker, prompts=PromptSet.load("paper-en"))
+    with pytest.raises(InputError):
+        v.answer("  ", DOCS)
+    with pytest.raises(InputError):
+        v.answer(Q, [])
+
+
+def test_trace_json_has_every_statement_and_timings(checker):
+    _, res = run(checker, {"answer": "Rush released the song Counterparts in 1993 [2].", "gate": "No",
+                  "refine": "Rush released Counterparts in 1993 [2]."})
+    j = json.loads(json.dumps(res.to_json()))  # JSON-serialisable as is
+    assert j["all_sentences_supported"] is True
+    st = j["stages"][0]
+    assert st["name"] == "initial_answer" and st["statements"][0]["citations"] == [2]
+    assert {"wall_ms", "nli_ms", "nli_pairs", "prompt_tokens", "completion_tokens", "llm_calls"} <= set(st)
+    assert j["settings"]["prompts"] == "paper-en@1"

@@ -1,0 +1,29 @@
+from vericite.engine.splitter import split_statements
+
+
+def test_one_statement_per_sentence():
+    text = "Rush is a Canadian rock band [1]. Neil Peart was its drummer [2]. He was inducted in 1983 [2]."
+    assert split_statements(text) == [
+        "Rush is a Canadian rock band [1].", "Neil Peart was its drummer [2].", "He was inducted in 1983 [2]."]
+
+
+def test_citation_after_period_moves_back():
+    out = split_statements("Rush is a band. [1] Peart was its drummer. [2][3]")
+    assert len(out) == 2
+    assert out[0].endswith("[1]") and out[0].startswith("Rush")
+    assert out[1].endswith("[2][3]")
+
+
+def test_abbreviations_and_bullets():
+    out = split_statements("- Dr. Smith lives in the U.S. today [1].\n\n* He works at St. Mary's [2].")
+    assert out == ["Dr. Smith lives in the U.S. today [1].", "He works at St. Mary's [2]."]
+
+
+def test_russian():
+    out = split_statements("Яндекс Маркет запущен в 2000 году [1]. На Маркете представлена электроника [2].", "ru")
+    assert len(out) == 2
+
+
+def test_empty():
+    assert split_statements("") == []
+    assert split_statements("\n \n") == []
