@@ -13,9 +13,10 @@ def citation_grammar(n_docs: int, *, max_sentences: int = 6, max_citations: int 
     """A GBNF grammar for answers whose every sentence ends with in-range citations.
 
     Shape: ``sentence (" " sentence){0, max_sentences-1}``; a sentence is text without
-    brackets, newlines or sentence-final punctuation, then ``" [i]"`` (1..max_citations marks,
-    each ``1 <= i <= n_docs``), then ".", "!" or "?". Decimal points inside a sentence are not
-    expressible (a known limit of this simple form).
+    brackets, newlines or sentence-final punctuation, then either ``" [i]."`` or ``". [i]"``
+    (1..max_citations marks, each ``1 <= i <= n_docs``): a model that wants to end its sentence
+    may write the full stop first, and is then made to cite. Decimal points inside a sentence
+    are not expressible (a known limit of this simple form).
 
     Args:
         n_docs: number of documents given to the LLM (k >= 1).
@@ -32,7 +33,8 @@ def citation_grammar(n_docs: int, *, max_sentences: int = 6, max_citations: int 
     rest = f' (" " sentence){{0,{max_sentences - 1}}}' if max_sentences > 1 else ""
     return "\n".join([
         f"root ::= sentence{rest}",
-        'sentence ::= text " " cite' + more + ' [.!?]',
+        'sentence ::= text (" " cites [.!?] | [.!?] " " cites)',
+        f"cites ::= cite{more}",
         r"text ::= [^\[\]\n.!?] [^\[\]\n.!?]*",
         f'cite ::= "[" ({nums}) "]"',
     ])

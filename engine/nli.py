@@ -20,6 +20,10 @@ from .models import ModelSpec, tokenizer_path, verify
 
 log = logging.getLogger(__name__)
 
+#: Premises are cut to this many tokens before windowing (a huge document must not cost
+#: thousands of windows; the LLM never sees more than its context of it anyway).
+MAX_PREMISE_TOKENS = 8192
+
 
 def _providers(prefer: Sequence[str] | None) -> list[str]:
     import onnxruntime as ort
@@ -89,9 +93,11 @@ class OnnxCrossEncoder:
         budget = self.max_length - len(hyp) - 3  # [CLS] premise [SEP] hypothesis [SEP]
         if self.premise_window:
             budget = min(budget, self.premise_window)
-        prem = self._tok.encode(premise, add_special_tokens=False)
+        ids = self._tok.encode(premise, add_special_tokens=False).ids
+        if len(ids) > MAX_PREMISE_TOKENS:
+            log.warning("premise of %d tokens cut to %d for NLI", len(ids), MAX_PREMISE_TOKENS)
+            ids = ids[:MAX_PREMISE_TOKENS]
         windows: list[list[int]] = []
-        ids = prem.ids
         if len(ids) <= budget:
             windows.append(ids)
         else:
