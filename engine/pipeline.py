@@ -122,6 +122,7 @@ class VeriCite:
         t0 = time.perf_counter()
         step = self.prompts.steps["initial_answer"]
         block = self._docs_block("initial_answer", question, docs, warnings)
+        log.info("stage 1: answering from %d documents", len(docs))
         call = self.llm.chat(self.prompts.messages("initial_answer", question=question, docs=block),
                              max_tokens=step.max_tokens, purpose="answer", grammar=self._cite_grammar(len(docs)))
         trace.llm_calls.append(call)
@@ -135,6 +136,7 @@ class VeriCite:
         t0 = time.perf_counter()
         for i, doc in enumerate(docs, start=1):
             text = self._fit_one("evidence_answer", question, doc, warnings, i)
+            log.info("stage 2: document %d/%d", i, len(docs))
             gate = self.llm.chat(
                 self.prompts.messages("evidence_check", question=question, docs=text),
                 max_tokens=self.prompts.steps["evidence_check"].max_tokens, purpose=f"gate:{i}",
@@ -168,6 +170,7 @@ class VeriCite:
             trace.wall_ms = round((time.perf_counter() - t0) * 1000, 1)
             return trace, "", []
         lines = "\n".join(_with_citations(s) for s in verified)
+        log.info("stage 3: refining %d verified statements", len(verified))
         step = self.prompts.steps["summary"]
         block = self._docs_block("summary", question, docs, warnings, statements=lines)
         call = self.llm.chat(self.prompts.messages("summary", question=question, docs=block, statements=lines),
