@@ -32,9 +32,10 @@ def summarise(result, gold: str | None) -> dict:
         "seconds": round(result.wall_ms / 1000, 2),
         "s1_statements": len(s1.statements), "s1_kept": v1[R.KEPT],
         "s1_dropped_no_citation": v1[R.DROPPED_NO_CITATION], "s1_dropped_out_of_range": v1[R.DROPPED_OUT_OF_RANGE],
-        "s1_dropped_nli": v1[R.DROPPED_NLI],
+        "s1_dropped_nli": v1[R.DROPPED_NLI], "s1_dropped_fragment": v1[R.DROPPED_FRAGMENT],
         "gates_yes": sum(g.startswith("Yes") for g in gates), "gates_no": sum(g.startswith("No") for g in gates),
         "s2_facts": len(s2.statements), "s2_kept": v2[R.KEPT], "s2_dropped_nli": v2[R.DROPPED_NLI],
+        "s2_dropped_fragment": v2[R.DROPPED_FRAGMENT],
         "final_sentences": len(result.final),
         "final_supported": sum(s.verdict == R.SUPPORTED for s in result.final),
         "final_all_cited": all(s.citations and s.verdict != R.NO_CITATION for s in result.final),
@@ -50,7 +51,8 @@ def summarise(result, gold: str | None) -> dict:
 
 
 _TOTALS = ["seconds", "s1_statements", "s1_kept", "s1_dropped_no_citation", "s1_dropped_out_of_range",
-           "s1_dropped_nli", "gates_yes", "gates_no", "s2_facts", "s2_kept", "s2_dropped_nli",
+           "s1_dropped_nli", "s1_dropped_fragment", "gates_yes", "gates_no", "s2_facts", "s2_kept",
+           "s2_dropped_nli", "s2_dropped_fragment",
            "final_sentences", "final_supported", "prompt_tokens", "prompt_tokens_computed",
            "completion_tokens", "nli_pairs", "nli_ms"]
 
@@ -79,11 +81,7 @@ def markdown(rows: list[dict], tot: dict) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     from vericite.engine.docs import load_input
-    from vericite.engine.llm import LlamaCppLLM
-    from vericite.engine.models import Registry, verify
-    from vericite.engine.nli import load_checker
-    from vericite.engine.pipeline import Settings, VeriCite
-    from vericite.engine.prompts import PromptSet
+    from vericite.engine.loader import build_pipeline
 
     ap = argparse.ArgumentParser(prog="vericite bench items", description=__doc__.splitlines()[0])
     ap.add_argument("--data", required=True, help="JSONL of items (question + docs), e.g. shared/data/hotpotqa.jsonl")
@@ -92,23 +90,18 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--llm")
     ap.add_argument("--nli")
     ap.add_argument("--threads", type=int)
+    ap.add_argument("--gate", choices=["grammar", "scored"], help="override the LLM profile's gate")
     ap.add_argument("--out", help="write one JSON trace per item here (JSONL)")
     ap.add_argument("--json", action="store_true", help="print rows and totals as JSON instead of markdown")
     args = ap.parse_args(argv)
 
-    reg = Registry.load()
-    llm_spec, nli_spec = reg.get(args.llm, "llm"), reg.get(args.nli, "nli")
     t0 = time.perf_counter()
-    llm = LlamaCppLLM(verify(llm_spec), n_ctx=llm_spec.context, n_threads=args.threads)
-    llm.name = llm_spec.name
-    checker = load_checker(nli_spec)
+    pipe = build_pipeline(llm=args.llm, nli=args.nli, threads=args.threads, gate=args.gate)
     load_s = time.perf_counter() - t0
-    pipe = VeriCite(llm, checker, prompts=PromptSet.load(llm_spec.prompts),
-                    settings=Settings(threshold=nli_spec.threshold, citation_grammar=llm_spec.citation_grammar))
     golds = [json.loads(line).get("answer") for line in Path(args.data).open(encoding="utf-8")][: args.limit]
     rows = []
     out = open(args.out, "w", encoding="utf-8") if args.out else None
-    for i in tqdm(range(min(args.limit, len(golds))), desc=llm_spec.name, file=sys.stderr):
+    for i in tqdm(range(min(args.limit, len(golds))), desc=pipe.llm.name, file=sys.stderr):
         q, docs = load_input(args.data, index=i, ndoc=args.ndoc)
         res = pipe.answer(q, docs)
         rows.append(summarise(res, golds[i]))
@@ -116,7 +109,8 @@ def main(argv: list[str] | None = None) -> int:
             out.write(json.dumps(res.to_json(), ensure_ascii=False) + "\n")
             out.flush()
     tot = totals(rows)
-    tot.update({"llm": llm_spec.name, "nli": nli_spec.name, "load_s": round(load_s, 2), "data": args.data})
+    tot.update({"llm": pipe.llm.name, "nli": pipe.checker.name, "load_s": round(load_s, 2), "data": args.data,
+                "gate": pipe.settings.gate, "gate_threshold": pipe.settings.gate_threshold})
     if args.json:
         json.dump({"rows": rows, "totals": tot}, sys.stdout, ensure_ascii=False, indent=2)
         sys.stdout.write("\n")

@@ -14,29 +14,18 @@ log = logging.getLogger("vericite")
 
 def _cmd_answer(args: argparse.Namespace) -> int:
     from .docs import load_input
-    from .llm import LlamaCppLLM
-    from .models import Registry, verify
-    from .nli import load_checker
-    from .pipeline import Settings, VeriCite
-    from .prompts import PromptSet
+    from .loader import build_pipeline
 
     question, docs = load_input(args.docs, question=args.question, index=args.index, ndoc=args.ndoc)
-    reg = Registry.load(args.models)
-    llm_spec, nli_spec = reg.get(args.llm, "llm"), reg.get(args.nli, "nli")
-    prompts = PromptSet.load(args.prompts or llm_spec.prompts)
-    checker = load_checker(nli_spec)
-    log.info("loading %s", llm_spec.name)
-    llm = LlamaCppLLM(verify(llm_spec), n_ctx=args.n_ctx or llm_spec.context, n_threads=args.threads,
-                      n_gpu_layers=args.gpu_layers)
-    llm.name = llm_spec.name
-    settings = Settings(threshold=args.threshold if args.threshold is not None else nli_spec.threshold,
-                        lang=args.lang,
-                        citation_grammar=llm_spec.citation_grammar if args.citation_grammar is None else args.citation_grammar)
+    pipe = build_pipeline(llm=args.llm, nli=args.nli, models_toml=args.models, prompts=args.prompts,
+                          n_ctx=args.n_ctx, threads=args.threads, gpu_layers=args.gpu_layers,
+                          threshold=args.threshold, lang=args.lang, citation_grammar=args.citation_grammar,
+                          gate=args.gate)
     log.info("question: %s (%d documents)", question, len(docs))
-    result = VeriCite(llm, checker, prompts=prompts, settings=settings).answer(question, docs)
+    result = pipe.answer(question, docs)
     if args.json:
         out = result.to_json()
-        out["settings"]["nli_ep"] = checker.ep
+        out["settings"]["nli_ep"] = pipe.checker.ep
         json.dump(out, sys.stdout, ensure_ascii=False, indent=2)
         sys.stdout.write("\n")
     else:
@@ -106,6 +95,10 @@ def _cmd_bench(args: argparse.Namespace) -> int:
         from vericite.bench.items import main as items_main
 
         return items_main(args.rest)
+    if args.what == "gate":
+        from vericite.bench.gate import main as gate_main
+
+        return gate_main(args.rest)
     raise VeriCiteError(f"unknown benchmark {args.what!r}")
 
 
@@ -128,6 +121,8 @@ def build_parser() -> argparse.ArgumentParser:
     a.add_argument("--citation-grammar", action=argparse.BooleanOptionalAction, default=None,
                    help="force every sentence of stages 1 and 3 to cite (default: the LLM's profile)")
     a.add_argument("--lang", default="auto", help="sentence-splitter language: auto, en, ru, ...")
+    a.add_argument("--gate", choices=["grammar", "scored"],
+                   help="usefulness gate: greedy Yes/No under a grammar, or P(Yes) >= the model's calibrated threshold")
     a.add_argument("--n-ctx", type=int, help="LLM context tokens (default: the model's entry)")
     a.add_argument("--threads", type=int, help="LLM CPU threads (default: all cores)")
     a.add_argument("--gpu-layers", type=int, default=0, help="LLM layers on GPU (needs a GPU build of llama.cpp)")
@@ -149,8 +144,9 @@ def build_parser() -> argparse.ArgumentParser:
     en.add_argument("out", help="output folder (model.onnx, tokenizer.json, manifest.json)")
     en.add_argument("--quantize", choices=["none", "int8"], default="int8")
     en.set_defaults(func=_cmd_export)
-    b = sub.add_parser("bench", help="benchmarks (bench/): items = run N items and count what each stage kept")
-    b.add_argument("what", choices=["items"])
+    b = sub.add_parser("bench", help="benchmarks (bench/): items = run N items and count what each stage kept; "
+                       "gate = calibrate the usefulness gate on labelled documents")
+    b.add_argument("what", choices=["items", "gate"])
     b.add_argument("rest", nargs=argparse.REMAINDER, help="options of the benchmark (see --help after its name)")
     b.set_defaults(func=_cmd_bench)
     return p

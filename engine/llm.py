@@ -11,6 +11,8 @@ import os
 import time
 from pathlib import Path
 
+import numpy as np
+
 from .errors import ConfigError, InferenceError, ModelFileError
 from .records import LLMCall
 
@@ -48,6 +50,7 @@ class LlamaCppLLM:
             raise ModelFileError(f"llama.cpp could not load {path}: {e}") from e
         if chat_format is None and not self._llm.metadata.get("tokenizer.chat_template"):
             raise ConfigError(f"{path} carries no tokenizer.chat_template; pass chat_format explicitly")
+        self._chat_format = chat_format
         self.path = path
         self.n_ctx = n_ctx
         self.seed = seed
@@ -113,3 +116,50 @@ class LlamaCppLLM:
             finish_reason=str(choice.get("finish_reason")),
             text=(choice["message"].get("content") or "").strip(),
         )
+
+    # -- scored answers ----------------------------------------------------------------------
+    def _prompt_tokens(self, messages: list[dict[str, str]]) -> list[int]:
+        """The chat prompt (GGUF template, generation prompt appended) as tokens."""
+        from llama_cpp import llama_chat_format
+
+        llm = self._llm
+        if self._chat_format is not None:
+            raise ConfigError("scored answers need the GGUF's own chat template (chat_format override given)")
+        eos, bos = llm.token_eos(), llm.token_bos()
+        fmt = llama_chat_format.Jinja2ChatFormatter(
+            template=llm.metadata["tokenizer.chat_template"],
+            eos_token=llm._model.token_get_text(eos) if eos != -1 else "",
+            bos_token=llm._model.token_get_text(bos) if bos != -1 else "")
+        res = fmt(messages=messages)
+        return llm.tokenize(res.prompt.encode("utf-8"), add_bos=not res.added_special, special=True)
+
+    def yes_probability(self, messages: list[dict[str, str]], *, purpose: str, yes: str = "Yes",
+                        no: str = "No") -> tuple[float, LLMCall]:
+        """P(first answer token is ``yes``) against ``no``, from one forward pass (no sampling).
+
+        The prompt's prefix already in the KV cache is reused. Returns the probability
+        renormalised over the two tokens, softmax([logit_yes, logit_no])[0] in [0, 1], and an
+        LLMCall whose text is "Yes" or "No" by argmax (completion_tokens = 0).
+
+        Raises:
+            InferenceError: the prompt does not fit the context.
+        """
+        llm = self._llm
+        tokens = self._prompt_tokens(messages)
+        if len(tokens) >= self.n_ctx:
+            raise InferenceError(f"'{purpose}': prompt of {len(tokens)} tokens does not fit n_ctx={self.n_ctx}")
+        t0 = time.perf_counter()
+        prefix = llm.longest_token_prefix(llm._input_ids.tolist(), tokens) if llm.n_tokens else 0
+        prefix = min(prefix, len(tokens) - 1)  # re-evaluate at least one token to refresh the logits
+        llm.n_tokens = prefix
+        llm.eval(tokens[prefix:])
+        logits = np.ctypeslib.as_array(llm._ctx.get_logits(), shape=(llm.n_vocab(),))
+        ids = [llm.tokenize(w.encode("utf-8"), add_bos=False, special=False)[0] for w in (yes, no)]
+        pair = logits[ids].astype(np.float64)
+        p_yes = float(1.0 / (1.0 + np.exp(pair[1] - pair[0])))
+        wall_ms = (time.perf_counter() - t0) * 1000
+        call = LLMCall(purpose=purpose, prompt_tokens=len(tokens), prompt_tokens_computed=len(tokens) - prefix,
+                       completion_tokens=0, prompt_eval_ms=round(wall_ms, 1), generation_ms=0.0,
+                       wall_ms=round(wall_ms, 1), finish_reason="scored",
+                       text=yes if p_yes >= 0.5 else no)
+        return p_yes, call

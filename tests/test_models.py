@@ -29,6 +29,12 @@ def test_unknown_key_and_bad_role_rejected(tmp_path):
         M.Registry.load(_toml(tmp_path, base + 'colour = "red"\n'))
     with pytest.raises(ConfigError, match="role"):
         M.Registry.load(_toml(tmp_path, base.replace('"llm"', '"judge"')))
+    with pytest.raises(ConfigError, match="gate"):
+        M.Registry.load(_toml(tmp_path, base + 'gate = "maybe"\n'))
+    with pytest.raises(ConfigError, match="gate_threshold"):
+        M.Registry.load(_toml(tmp_path, base + 'gate = "scored"\ngate_threshold = 1.5\n'))
+    spec = M.Registry.load(_toml(tmp_path, base + 'gate = "scored"\ngate_threshold = 0.3\ncitation_grammar = true\n')).models["x"]
+    assert (spec.gate, spec.gate_threshold, spec.citation_grammar, spec.prompts) == ("scored", 0.3, True, "paper-en")
     with pytest.raises(ConfigError, match="names no"):
         M.Registry.load(_toml(tmp_path, '[defaults]\nllm = "y"\n' + base))
 

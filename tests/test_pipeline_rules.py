@@ -39,6 +39,11 @@ class ScriptedLLM:
         text = self.replies.get(purpose, self.replies.get(purpose.split(":")[0], ""))
         return LLMCall(purpose, 10, 10, len(text.split()), 1.0, 1.0, 2.0, "stop", text)
 
+    def yes_probability(self, messages, *, purpose):
+        p = float(self.replies.get(purpose, self.replies.get("p_yes", 0.0)))
+        self.calls.append((purpose, messages, "scored"))
+        return p, LLMCall(purpose, 10, 10, 0, 1.0, 0.0, 1.0, "scored", "Yes" if p >= 0.5 else "No")
+
     def count_tokens(self, text):
         return len(text.split())
 
@@ -66,7 +71,8 @@ def test_stage1_drop_rules(checker):
                    "Neil Peart was inducted into the Modern Drummer Hall of Fame in 1983 [1][2]. "
                    "Rush is a Canadian rock band. "
                    "Rush has sold 40 million records [7]. "
-                   "Keith Moon was the drummer of Rush [3]."),
+                   "Keith Moon was the drummer of Rush [3]. "
+                   "Rush [1]."),
         "gate": "No",
         "refine": "Rush released Counterparts in 1993 [2]. Peart entered the Hall of Fame in 1983 [1][2].",
     })
@@ -75,6 +81,7 @@ def test_stage1_drop_rules(checker):
     assert s1[R.DROPPED_NO_CITATION] == ["Rush is a Canadian rock band."]
     assert s1[R.DROPPED_OUT_OF_RANGE] == ["Rush has sold 40 million records."]
     assert s1[R.DROPPED_NLI] == ["Keith Moon was the drummer of Rush."]
+    assert s1[R.DROPPED_FRAGMENT] == ["Rush."]
     # the two-document citation was checked against both texts joined
     kept = [s for s in res.stages[0].statements if s.verdict == R.KEPT]
     assert kept[1].citations == (1, 2) and kept[1].score >= 0.5
@@ -85,7 +92,7 @@ def test_stage2_gate_and_fact_check(checker):
     llm, res = run(checker, {
         "answer": "",
         "gate:1": "Yes", "gate:2": "No", "gate:3": "Yes",
-        "extract:1": "Neil Peart was the drummer of Rush. Peart was inducted into the Hall of Fame in 1983.",
+        "extract:1": "Neil Peart was the drummer of Rush. Peart was inducted into the Hall of Fame in 1983. Rush.",
         "extract:3": "Keith Moon played drums for Rush. Keith Moon was an English drummer.",
         "refine": "Peart drummed for Rush [1].",
     })
@@ -98,6 +105,9 @@ def test_stage2_gate_and_fact_check(checker):
     assert ("Neil Peart was the drummer of Rush.", (1,)) in kept
     assert "Keith Moon played drums for Rush." in dropped
     assert all(c == (3,) for t, c in kept if "Moon" in t)
+    # a bare fragment is not a statement: dropped before the NLI check
+    frag = [s for s in s2.statements if s.verdict == R.DROPPED_FRAGMENT]
+    assert [(s.text, s.score) for s in frag] == [("Rush.", None)]
     # the gate used the Yes/No grammar
     assert all(g == 'root ::= "Yes" | "No"' for p, _, g in llm.calls if p.startswith("gate"))
 
@@ -156,3 +166,16 @@ def test_trace_json_has_every_statement_and_timings(checker):
     assert st["name"] == "initial_answer" and st["statements"][0]["citations"] == [2]
     assert {"wall_ms", "nli_ms", "nli_pairs", "prompt_tokens", "completion_tokens", "llm_calls"} <= set(st)
     assert j["settings"]["prompts"] == "paper-en@1"
+
+
+def test_scored_gate_uses_the_calibrated_threshold(checker):
+    llm, res = run(checker, {
+        "answer": "", "gate:1": 0.9, "gate:2": 0.55, "gate:3": 0.2,
+        "extract:1": "Neil Peart was the drummer of Rush.", "extract:2": "Counterparts is a song by Rush.",
+        "refine": "Peart drummed for Rush [1].",
+    }, gate="scored", gate_threshold=0.6)
+    purposes = [p for p, _, _ in llm.calls]
+    assert "extract:1" in purposes and "extract:2" not in purposes and "extract:3" not in purposes
+    gates = [c for c in res.stages[1].llm_calls if c.purpose.startswith("gate")]
+    assert [(c.text, c.score) for c in gates] == [("Yes", 0.9), ("No", 0.55), ("No", 0.2)]
+    assert res.settings["gate"] == "scored" and res.settings["gate_threshold"] == 0.6

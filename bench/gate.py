@@ -1,0 +1,101 @@
+"""Calibrate and measure the usefulness gate on labelled documents (HotpotQA `is_supporting`).
+
+`vericite bench gate --data shared/data/hotpotqa.jsonl --start 5 --limit 20 [--llm NAME]`
+
+For each item, the documents the pipeline would use (``--ndoc``, supporting ones kept) are
+gated two ways: P(Yes) from one forward pass (``yes_probability``) and, with ``--greedy``, the
+greedy Yes/No under the grammar. Prints recall and precision of "useful" against
+``is_supporting`` for a range of thresholds and the recommended threshold: the highest one with
+recall >= ``--target-recall`` (highest precision at that recall). Items from ``--start`` on, so
+calibration can avoid the items an evaluation uses.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+
+import numpy as np
+from tqdm import tqdm
+
+
+def recall_precision(p: np.ndarray, y: np.ndarray, thr: float) -> tuple[float, float]:
+    """Recall and precision of ``p >= thr`` against boolean labels ``y`` (precision 1.0 when nothing is predicted)."""
+    pred = p >= thr
+    tp = float((pred & y).sum())
+    return tp / max(1, int(y.sum())), (tp / int(pred.sum())) if pred.sum() else 1.0
+
+
+def choose_threshold(p: np.ndarray, y: np.ndarray, target_recall: float) -> float:
+    """The highest threshold among the observed scores whose recall is >= target_recall."""
+    for thr in sorted(set(np.round(p, 4).tolist()), reverse=True):
+        if recall_precision(p, y, thr)[0] >= target_recall:
+            return float(thr)
+    return 0.0
+
+
+def main(argv: list[str] | None = None) -> int:
+    from vericite.engine.docs import load_input, select_documents
+    from vericite.engine.grammar import YES_NO
+    from vericite.engine.loader import build_pipeline
+
+    ap = argparse.ArgumentParser(prog="vericite bench gate", description=__doc__.splitlines()[0])
+    ap.add_argument("--data", required=True)
+    ap.add_argument("--start", type=int, default=5)
+    ap.add_argument("--limit", type=int, default=20)
+    ap.add_argument("--ndoc", type=int, default=5)
+    ap.add_argument("--llm")
+    ap.add_argument("--threads", type=int)
+    ap.add_argument("--target-recall", type=float, default=0.8)
+    ap.add_argument("--greedy", action="store_true", help="also run the greedy grammar gate (slower)")
+    ap.add_argument("--json", action="store_true")
+    args = ap.parse_args(argv)
+
+    pipe = build_pipeline(llm=args.llm, threads=args.threads)
+    llm, prompts = pipe.llm, pipe.prompts
+    rows = [json.loads(line) for line in open(args.data, encoding="utf-8")][args.start: args.start + args.limit]
+    scores, labels, greedy = [], [], []
+    t0 = time.perf_counter()
+    for k, row in enumerate(tqdm(rows, desc=f"gate {llm.name}", file=sys.stderr)):
+        if not any(d.get("is_supporting") for d in row.get("docs", [])):
+            continue
+        q, docs = load_input(args.data, index=args.start + k, ndoc=args.ndoc)
+        flags = [bool(d.get("is_supporting")) for d in select_documents(row["docs"], args.ndoc)]
+        for i, (doc, flag) in enumerate(zip(docs, flags), start=1):
+            text, _ = llm.truncate(doc.text, pipe._budget("evidence_check", q))
+            msgs = prompts.messages("evidence_check", question=q, docs=text)
+            p, _ = llm.yes_probability(msgs, purpose=f"gate:{i}")
+            scores.append(p)
+            labels.append(flag)
+            if args.greedy:
+                greedy.append(llm.chat(msgs, max_tokens=2, purpose=f"gate:{i}", grammar=YES_NO).text.startswith("Yes"))
+    seconds = time.perf_counter() - t0
+    p, y = np.array(scores), np.array(labels, dtype=bool)
+    thr = choose_threshold(p, y, args.target_recall)
+    table = []
+    for t in sorted({0.05, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, round(thr, 4)}):
+        r, pr = recall_precision(p, y, t)
+        table.append({"threshold": t, "recall": round(r, 3), "precision": round(pr, 3), "useful": int((p >= t).sum())})
+    out = {"llm": llm.name, "documents": len(p), "supporting": int(y.sum()), "seconds": round(seconds, 1),
+           "argmax_recall_precision": [round(x, 3) for x in recall_precision(p, y, 0.5)],
+           "recommended_threshold": thr, "target_recall": args.target_recall,
+           "recommended_recall_precision": [round(x, 3) for x in recall_precision(p, y, thr)], "table": table}
+    if greedy:
+        g = np.array(greedy)
+        tp = float((g & y).sum())
+        out["greedy_recall_precision"] = [round(tp / max(1, int(y.sum())), 3), round(tp / int(g.sum()), 3) if g.sum() else 1.0]
+    if args.json:
+        json.dump(out, sys.stdout, indent=2)
+        sys.stdout.write("\n")
+    else:
+        print(f"{llm.name}: {len(p)} documents ({int(y.sum())} supporting), {seconds:.0f} s")
+        print("| threshold | recall | precision | judged useful |\n|---|---|---|---|")
+        for r in table:
+            print(f"| {r['threshold']} | {r['recall']} | {r['precision']} | {r['useful']} |")
+        print(json.dumps({k: v for k, v in out.items() if k != "table"}))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
