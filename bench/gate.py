@@ -35,10 +35,12 @@ def choose_threshold(p: np.ndarray, y: np.ndarray, target_recall: float) -> floa
     return 0.0
 
 
-def main(argv: list[str] | None = None) -> int:
+def main(argv: list[str] | None = None, *, models_toml: str | None = None) -> int:
     from vericite.engine.docs import load_input, select_documents
     from vericite.engine.grammar import YES_NO
     from vericite.engine.loader import build_pipeline
+
+    from .items import read_items
 
     ap = argparse.ArgumentParser(prog="vericite bench gate", description=__doc__.splitlines()[0])
     ap.add_argument("--data", required=True)
@@ -52,9 +54,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args(argv)
 
-    pipe = build_pipeline(llm=args.llm, threads=args.threads)
+    pipe = build_pipeline(models_toml=models_toml, llm=args.llm, threads=args.threads)
     llm, prompts = pipe.llm, pipe.prompts
-    rows = [json.loads(line) for line in open(args.data, encoding="utf-8")][args.start: args.start + args.limit]
+    rows = read_items(args.data)[args.start: args.start + args.limit]
     scores, labels, greedy = [], [], []
     t0 = time.perf_counter()
     for k, row in enumerate(tqdm(rows, desc=f"gate {llm.name}", file=sys.stderr)):

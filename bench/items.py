@@ -79,26 +79,53 @@ def markdown(rows: list[dict], tot: dict) -> str:
     return "\n".join(lines)
 
 
-def main(argv: list[str] | None = None) -> int:
+def read_items(path: str) -> list[dict]:
+    """The items of a JSONL file (question + docs).
+
+    Raises:
+        InputError: missing file, malformed line (with its number), or an item without docs.
+    """
+    from vericite.engine.errors import InputError
+
+    try:
+        lines = Path(path).read_text(encoding="utf-8").splitlines()
+    except (FileNotFoundError, IsADirectoryError) as e:
+        raise InputError(f"data file not found: {path}") from e
+    rows = []
+    for n, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        try:
+            row = json.loads(line)
+        except json.JSONDecodeError as e:
+            raise InputError(f"{path}: malformed JSONL at line {n}: {e.msg}") from e
+        if not isinstance(row, dict) or "docs" not in row:
+            raise InputError(f"{path}: line {n} is not an item with 'docs'")
+        rows.append(row)
+    return rows
+
+
+def main(argv: list[str] | None = None, *, models_toml: str | None = None) -> int:
     from vericite.engine.docs import load_input
     from vericite.engine.loader import build_pipeline
 
     ap = argparse.ArgumentParser(prog="vericite bench items", description=__doc__.splitlines()[0])
     ap.add_argument("--data", required=True, help="JSONL of items (question + docs), e.g. shared/data/hotpotqa.jsonl")
-    ap.add_argument("--limit", type=int, default=5)
-    ap.add_argument("--ndoc", type=int, default=5)
-    ap.add_argument("--llm")
-    ap.add_argument("--nli")
-    ap.add_argument("--threads", type=int)
+    ap.add_argument("--limit", type=int, default=5, help="first N items (default 5)")
+    ap.add_argument("--ndoc", type=int, default=5, help="documents per item (default 5)")
+    ap.add_argument("--llm", help="LLM name in models.toml (default: the default LLM)")
+    ap.add_argument("--nli", help="NLI checker name in models.toml (default: the default checker)")
+    ap.add_argument("--threads", type=int, help="LLM CPU threads (default: all cores)")
     ap.add_argument("--gate", choices=["grammar", "scored"], help="override the LLM profile's gate")
     ap.add_argument("--out", help="write one JSON trace per item here (JSONL)")
     ap.add_argument("--json", action="store_true", help="print rows and totals as JSON instead of markdown")
     args = ap.parse_args(argv)
 
+    rows_in = read_items(args.data)
     t0 = time.perf_counter()
-    pipe = build_pipeline(llm=args.llm, nli=args.nli, threads=args.threads, gate=args.gate)
+    pipe = build_pipeline(models_toml=models_toml, llm=args.llm, nli=args.nli, threads=args.threads, gate=args.gate)
     load_s = time.perf_counter() - t0
-    golds = [json.loads(line).get("answer") for line in Path(args.data).open(encoding="utf-8")][: args.limit]
+    golds = [r.get("answer") for r in rows_in][: args.limit]
     rows = []
     out = open(args.out, "w", encoding="utf-8") if args.out else None
     for i in tqdm(range(min(args.limit, len(golds))), desc=pipe.llm.name, file=sys.stderr):

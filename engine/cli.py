@@ -73,6 +73,7 @@ def _cmd_models(args: argparse.Namespace) -> int:
         sys.stdout.write("\n")
         return 0
     width = max(len(r["name"]) for r in rows)
+    print(f"{'NAME':<{width}}  ROLE FMT   {'STATUS':<10}  PATH")
     for r in rows:
         print(f"{r['name']:<{width}}  {r['role']:<3}  {r['format']:<4}  {r['status']:<10}  {r['path']}"
               f"{'  (default)' if r['default'] else ''}")
@@ -94,11 +95,11 @@ def _cmd_bench(args: argparse.Namespace) -> int:
     if args.what == "items":
         from vericite.bench.items import main as items_main
 
-        return items_main(args.rest)
+        return items_main(args.rest, models_toml=args.models)
     if args.what == "gate":
         from vericite.bench.gate import main as gate_main
 
-        return gate_main(args.rest)
+        return gate_main(args.rest, models_toml=args.models)
     raise VeriCiteError(f"unknown benchmark {args.what!r}")
 
 
@@ -109,7 +110,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--models", help="models.toml to use (default: the repo's, or $VERICITE_MODELS_TOML)")
     sub = p.add_subparsers(dest="command", required=True)
 
-    a = sub.add_parser("answer", help="answer a question from documents with verified citations")
+    a = sub.add_parser("answer", help="answer a question from documents with verified citations",
+                       description="Answer a question from documents: stage 1 answer, stage 2 evidence, stage 3 "
+                                   "refinement, each statement checked by NLI. Example: vericite answer --docs "
+                                   "examples/hotpotqa-0.json --json")
     a.add_argument("--docs", required=True, help="JSON/JSONL of {title, text} documents, or items with question + docs")
     a.add_argument("--question", help="the question (default: the item's own question)")
     a.add_argument("--index", type=int, default=0, help="which item of a JSONL file of items (0-based)")

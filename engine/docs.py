@@ -23,6 +23,10 @@ def _read_json_or_jsonl(path: Path) -> list[Any] | dict:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError as e:
         raise InputError(f"documents file not found: {path}") from e
+    except IsADirectoryError as e:
+        raise InputError(f"{path} is a directory; pass a JSON or JSONL file") from e
+    except PermissionError as e:
+        raise InputError(f"{path}: permission denied") from e
     except UnicodeDecodeError as e:
         raise InputError(f"{path}: not UTF-8 text ({e})") from e
     if not text.strip():
@@ -80,11 +84,20 @@ def load_input(path: str | Path, *, question: str | None = None, index: int = 0,
             of range, no documents, or a document without text.
     """
     path = Path(path)
+    if ndoc < 1:
+        raise InputError(f"--ndoc must be >= 1, got {ndoc}")
+    if question is not None and not question.strip():
+        raise InputError("the question is empty")
     data = _read_json_or_jsonl(path)
     item: dict | None = None
     if isinstance(data, dict):
+        if index != 0:
+            raise InputError(f"{path} holds one item; --index applies to JSONL files of items")
         item = data
-    elif isinstance(data, list) and data and all(isinstance(r, dict) and "docs" in r for r in data):
+    elif isinstance(data, list) and data and any(isinstance(r, dict) and "docs" in r for r in data):
+        for n, r in enumerate(data, start=1):
+            if not isinstance(r, dict) or "docs" not in r:
+                raise InputError(f"{path}: item {n} (line {n}) has no 'docs' list")
         if not 0 <= index < len(data):
             raise InputError(f"{path}: --index {index} out of range (the file has {len(data)} items)")
         item = data[index]
@@ -94,6 +107,8 @@ def load_input(path: str | Path, *, question: str | None = None, index: int = 0,
         raw_docs = select_documents(item["docs"], ndoc)
         question = question or item.get("question")
     elif isinstance(data, list):
+        if index != 0:
+            raise InputError(f"{path} is a list of documents; --index applies to JSONL files of items")
         raw_docs = data[:ndoc]
         if len(data) > ndoc:
             log.warning("using the first %d of %d documents (--ndoc)", ndoc, len(data))

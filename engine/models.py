@@ -31,7 +31,7 @@ _INPUT_FORMATS = {"cross-encoder", "t5-true"}
 _KEYS = {
     "role", "format", "source", "file", "sha256", "size", "context", "packages", "parts", "path",
     "tokenizer", "hf_repo", "hf_file", "input_format", "max_length", "entailment_index",
-    "threshold", "licence", "description", "prompts", "citation_grammar", "premise_window", "gate", "gate_threshold",
+    "threshold", "licence", "description", "prompts", "citation_grammar", "premise_window", "gate", "gate_threshold", "languages",
 }
 
 
@@ -58,6 +58,7 @@ class ModelSpec:
     entailment_index: int = 1          # NLI: logit index of "entailment"
     threshold: float = 0.5             # NLI: P(entailment) >= threshold counts as entailed
     premise_window: int | None = None  # NLI: premise tokens per window (long premises: max over windows)
+    languages: tuple[str, ...] = ("en",)  # NLI: languages the checker reads (others get a warning)
     licence: str = ""
     description: str = ""
     prompts: str = "paper-en"          # LLM profile: prompt set name (engine/prompts/NAME.json)
@@ -182,6 +183,8 @@ def _parse_spec(name: str, raw: dict, path: Path) -> ModelSpec:
     kw["sha256"] = sha
     kw["packages"] = tuple(raw.get("packages", ()))
     kw["parts"] = tuple(raw.get("parts", ()))
+    if "languages" in raw:
+        kw["languages"] = tuple(raw["languages"])
     return ModelSpec(name=name, **kw)
 
 
@@ -203,9 +206,13 @@ def tokenizer_path(spec: ModelSpec) -> Path | None:
 
 
 def fix_hint(spec: ModelSpec) -> str:
-    if spec.source == "path":
-        return f"the file is part of the repository or given by path; restore it (git checkout -- {spec.path}) or re-export it"
-    return f"run: vericite models fetch {spec.name}"
+    """What to run or do to repair a missing or corrupt model file."""
+    if spec.source != "path":
+        return f"run: vericite models fetch {spec.name}"
+    if not Path(spec.path or "").expanduser().is_absolute():
+        extra = " or re-export it with `vericite export nli`" if spec.format == "onnx" else ""
+        return f"the file ships with the repository: restore it with `git checkout -- {spec.path}`{extra}"
+    return f"put the right file at {spec.path}, or correct sha256/size of [models.\"{spec.name}\"] in models.toml"
 
 
 def sha256_file(path: Path, chunk: int = 1 << 22) -> str:

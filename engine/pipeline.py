@@ -15,11 +15,11 @@ import numpy as np
 
 from . import records as R
 from .citations import format_citations, invalid_citations, merge_adjacent, parse_citations, strip_citations
-from .errors import InputError
+from .errors import ConfigError, InputError
 from .grammar import YES_NO, citation_grammar
 from .prompts import PromptSet
 from .records import Document, LLMCall, Statement, StageTrace, VerifiedAnswer
-from .splitter import split_statements
+from .splitter import check_language, split_statements
 
 log = logging.getLogger(__name__)
 
@@ -59,6 +59,8 @@ class Settings:
     min_statement_words: statements and facts with fewer words are dropped before the NLI check:
         a bare answer fragment ("Murcia", "1939") is trivially "entailed" by any document that
         mentions it, but claims nothing a reader can check (0 turns the rule off).
+    checker_languages: languages the NLI checker reads; an answer in another language carries a
+        warning that its verdicts are not meaningful (they are still computed and reported).
     citation_grammar: constrain stages 1 and 3 with :func:`~vericite.engine.grammar.citation_grammar`
         (every sentence ends with in-range citations); for small models that otherwise omit them.
     """
@@ -70,6 +72,7 @@ class Settings:
     min_statement_words: int = 3
     gate: str = "grammar"
     gate_threshold: float = 0.5
+    checker_languages: tuple[str, ...] = ("en",)
 
 
 class VeriCite:
@@ -83,6 +86,10 @@ class VeriCite:
     """
 
     def __init__(self, llm: LLM, checker: Checker, *, prompts: PromptSet, settings: Settings = Settings()):
+        if settings.lang != "auto":
+            check_language(settings.lang)
+        if settings.gate not in ("grammar", "scored"):
+            raise ConfigError(f"gate must be 'grammar' or 'scored', got {settings.gate!r}")
         self.llm = llm
         self.checker = checker
         self.prompts = prompts
@@ -111,6 +118,9 @@ class VeriCite:
         docs = list(documents)
         lang = self._lang(question)
         warnings: list[str] = []
+        if lang not in self.settings.checker_languages:
+            _warn_once(warnings, f"the NLI checker {self.checker.name} reads {', '.join(self.settings.checker_languages)} "
+                                 f"only; its verdicts on {lang!r} text are not meaningful")
         t0 = time.perf_counter()
         s1 = self._stage1(question, docs, lang, warnings)
         s2 = self._stage2(question, docs, lang, warnings)
@@ -258,14 +268,14 @@ class VeriCite:
             title, _ = self.llm.truncate(d.title, 32)
             text, cut = self.llm.truncate(d.text, per_doc - self.llm.count_tokens(title))
             if cut:
-                _warn_once(warnings, f"document [{i}] truncated to about {per_doc} tokens to fit the context ({step})")
+                _warn_once(warnings, f"document [{i}] truncated to fit the LLM context")
             parts.append(self.prompts.doc(i, title, text))
         return "".join(parts)
 
     def _fit_one(self, step: str, question: str, doc: Document, warnings: list[str], number: int) -> str:
         text, cut = self.llm.truncate(doc.text, self._budget(step, question))
         if cut:
-            _warn_once(warnings, f"document [{number}] truncated to fit the context ({step})")
+            _warn_once(warnings, f"document [{number}] truncated to fit the LLM context")
         return text
 
     def _gate(self, question: str, text: str, number: int) -> LLMCall:

@@ -4,12 +4,21 @@ from __future__ import annotations
 from functools import lru_cache
 
 import pysbd
+from pysbd.languages import LANGUAGE_CODES
 
 from .citations import leading_citations
+from .errors import ConfigError
+
+
+def check_language(lang: str) -> None:
+    """Raise ConfigError unless pysbd can split ``lang`` (an ISO 639-1 code such as "en", "ru")."""
+    if lang not in LANGUAGE_CODES:
+        raise ConfigError(f"sentence splitter: unknown language {lang!r}; known: {', '.join(sorted(LANGUAGE_CODES))}")
 
 
 @lru_cache(maxsize=8)
 def _segmenter(lang: str) -> pysbd.Segmenter:
+    check_language(lang)
     return pysbd.Segmenter(language=lang, clean=False)
 
 

@@ -60,3 +60,20 @@ def test_select_keeps_supporting_then_distractors_in_order():
     assert [d["title"] for d in select_documents(docs, 5)] == ["0", "1", "2", "4", "6"]
     plain = [{"title": str(i), "text": ""} for i in range(10)]
     assert [d["title"] for d in select_documents(plain, 3)] == ["0", "1", "2"]
+
+
+def test_more_bad_inputs(tmp_path):
+    item = tmp_path / "item.json"
+    item.write_text(json.dumps({"question": "Q?", "docs": [{"title": "A", "text": "a"}]}))
+    with pytest.raises(InputError, match="directory"):
+        load_input(tmp_path)
+    with pytest.raises(InputError, match="--index applies"):
+        load_input(item, index=3)
+    with pytest.raises(InputError, match="--ndoc"):
+        load_input(item, ndoc=0)
+    with pytest.raises(InputError, match="question is empty"):
+        load_input(item, question="   ")
+    mixed = tmp_path / "mixed.jsonl"
+    mixed.write_text(json.dumps({"question": "Q", "docs": []}) + "\n" + json.dumps({"question": "Q2"}) + "\n")
+    with pytest.raises(InputError, match="item 2"):
+        load_input(mixed)

@@ -27,3 +27,12 @@ def test_russian():
 def test_empty():
     assert split_statements("") == []
     assert split_statements("\n \n") == []
+
+
+def test_unknown_language_is_a_clear_error():
+    import pytest
+
+    from vericite.engine.errors import ConfigError
+
+    with pytest.raises(ConfigError, match="unknown language 'xx'"):
+        split_statements("A sentence.", "xx")
