@@ -56,9 +56,10 @@ class Settings:
     gate: "grammar" (the LLM answers Yes/No, greedy; the authors' rule) or "scored" (one forward
         pass; the document is useful if P(Yes) = softmax(logit Yes, logit No)[0] >= gate_threshold,
         a per-model threshold calibrated with ``vericite bench gate``).
-    min_statement_words: statements and facts with fewer words are dropped before the NLI check:
-        a bare answer fragment ("Murcia", "1939") is trivially "entailed" by any document that
-        mentions it, but claims nothing a reader can check (0 turns the rule off).
+    min_statement_words: statements and facts with fewer words are dropped before the NLI check
+        (0, the default, keeps all, as the authors do). A bare fragment ("Murcia", "1939") is
+        "entailed" by any document that mentions it; dropping fragments reads better but, on 5
+        HotpotQA items with the 1.5B model, lost one correct answer ("Murcia") of two.
     checker_languages: languages the NLI checker reads; an answer in another language carries a
         warning that its verdicts are not meaningful (they are still computed and reported).
     citation_grammar: constrain stages 1 and 3 with :func:`~vericite.engine.grammar.citation_grammar`
@@ -69,7 +70,7 @@ class Settings:
     lang: str = "auto"
     gate_grammar: bool = True
     citation_grammar: bool = False
-    min_statement_words: int = 3
+    min_statement_words: int = 0
     gate: str = "grammar"
     gate_threshold: float = 0.5
     checker_languages: tuple[str, ...] = ("en",)

@@ -75,7 +75,7 @@ def test_stage1_drop_rules(checker):
                    "Rush [1]."),
         "gate": "No",
         "refine": "Rush released Counterparts in 1993 [2]. Peart entered the Hall of Fame in 1983 [1][2].",
-    })
+    }, min_statement_words=3)
     s1 = by_verdict(res.stages[0])
     assert len(s1[R.KEPT]) == 2
     assert s1[R.DROPPED_NO_CITATION] == ["Rush is a Canadian rock band."]
@@ -95,7 +95,7 @@ def test_stage2_gate_and_fact_check(checker):
         "extract:1": "Neil Peart was the drummer of Rush. Peart was inducted into the Hall of Fame in 1983. Rush.",
         "extract:3": "Keith Moon played drums for Rush. Keith Moon was an English drummer.",
         "refine": "Peart drummed for Rush [1].",
-    })
+    }, min_statement_words=3)
     purposes = [p for p, _, _ in llm.calls]
     assert "extract:2" not in purposes and "extract:1" in purposes and "extract:3" in purposes
     s2 = res.stages[1]
