@@ -36,7 +36,7 @@ def choose_threshold(p: np.ndarray, y: np.ndarray, target_recall: float) -> floa
 
 
 def main(argv: list[str] | None = None, *, models_toml: str | None = None) -> int:
-    from vericite.engine.docs import load_input, select_documents
+    from vericite.engine.docs import item_input, select_documents
     from vericite.engine.grammar import YES_NO
     from vericite.engine.loader import build_pipeline
 
@@ -62,7 +62,7 @@ def main(argv: list[str] | None = None, *, models_toml: str | None = None) -> in
     for k, row in enumerate(tqdm(rows, desc=f"gate {llm.name}", file=sys.stderr)):
         if not any(d.get("is_supporting") for d in row.get("docs", [])):
             continue
-        q, docs = load_input(args.data, index=args.start + k, ndoc=args.ndoc)
+        q, docs = item_input(row, ndoc=args.ndoc, where=f"{args.data} item {args.start + k}")
         flags = [bool(d.get("is_supporting")) for d in select_documents(row["docs"], args.ndoc)]
         for i, (doc, flag) in enumerate(zip(docs, flags), start=1):
             text, _ = llm.truncate(doc.text, pipe._budget("evidence_check", q))

@@ -13,7 +13,6 @@ import json
 import sys
 import time
 from collections import Counter
-from pathlib import Path
 
 from tqdm import tqdm
 
@@ -80,33 +79,24 @@ def markdown(rows: list[dict], tot: dict) -> str:
 
 
 def read_items(path: str) -> list[dict]:
-    """The items of a JSONL file (question + docs).
+    """The items of a JSON/JSONL file (question + docs).
 
     Raises:
-        InputError: missing file, malformed line (with its number), or an item without docs.
+        InputError: missing or malformed file (with line), or a row that is not an item with docs.
     """
+    from vericite.engine.docs import read_json_or_jsonl
     from vericite.engine.errors import InputError
 
-    try:
-        lines = Path(path).read_text(encoding="utf-8").splitlines()
-    except (FileNotFoundError, IsADirectoryError) as e:
-        raise InputError(f"data file not found: {path}") from e
-    rows = []
-    for n, line in enumerate(lines, start=1):
-        if not line.strip():
-            continue
-        try:
-            row = json.loads(line)
-        except json.JSONDecodeError as e:
-            raise InputError(f"{path}: malformed JSONL at line {n}: {e.msg}") from e
+    rows = read_json_or_jsonl(path)
+    rows = [rows] if isinstance(rows, dict) else rows
+    for n, row in enumerate(rows, start=1):
         if not isinstance(row, dict) or "docs" not in row:
-            raise InputError(f"{path}: line {n} is not an item with 'docs'")
-        rows.append(row)
+            raise InputError(f"{path}: item {n} is not an item with 'docs'")
     return rows
 
 
 def main(argv: list[str] | None = None, *, models_toml: str | None = None) -> int:
-    from vericite.engine.docs import load_input
+    from vericite.engine.docs import item_input
     from vericite.engine.loader import build_pipeline
 
     ap = argparse.ArgumentParser(prog="vericite bench items", description=__doc__.splitlines()[0])
@@ -129,7 +119,7 @@ def main(argv: list[str] | None = None, *, models_toml: str | None = None) -> in
     rows = []
     out = open(args.out, "w", encoding="utf-8") if args.out else None
     for i in tqdm(range(min(args.limit, len(golds))), desc=pipe.llm.name, file=sys.stderr):
-        q, docs = load_input(args.data, index=i, ndoc=args.ndoc)
+        q, docs = item_input(rows_in[i], ndoc=args.ndoc, where=f"{args.data} item {i}")
         res = pipe.answer(q, docs)
         rows.append(summarise(res, golds[i]))
         if out:

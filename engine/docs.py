@@ -18,7 +18,13 @@ from .records import Document
 log = logging.getLogger(__name__)
 
 
-def _read_json_or_jsonl(path: Path) -> list[Any] | dict:
+def read_json_or_jsonl(path: str | Path) -> list[Any] | dict:
+    """A JSON document, or the rows of a JSONL file.
+
+    Raises:
+        InputError: missing, unreadable, empty or malformed file (with line and column).
+    """
+    path = Path(path)
     try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError as e:
@@ -88,7 +94,7 @@ def load_input(path: str | Path, *, question: str | None = None, index: int = 0,
         raise InputError(f"--ndoc must be >= 1, got {ndoc}")
     if question is not None and not question.strip():
         raise InputError("the question is empty")
-    data = _read_json_or_jsonl(path)
+    data = read_json_or_jsonl(path)
     item: dict | None = None
     if isinstance(data, dict):
         if index != 0:
@@ -102,23 +108,33 @@ def load_input(path: str | Path, *, question: str | None = None, index: int = 0,
             raise InputError(f"{path}: --index {index} out of range (the file has {len(data)} items)")
         item = data[index]
     if item is not None:
-        if "docs" not in item or not isinstance(item["docs"], list):
-            raise InputError(f"{path}: an item needs a 'docs' list of {{title, text}} documents")
-        raw_docs = select_documents(item["docs"], ndoc)
-        question = question or item.get("question")
-    elif isinstance(data, list):
-        if index != 0:
-            raise InputError(f"{path} is a list of documents; --index applies to JSONL files of items")
-        raw_docs = data[:ndoc]
-        if len(data) > ndoc:
-            log.warning("using the first %d of %d documents (--ndoc)", ndoc, len(data))
-    else:
+        return item_input(item, question=question, ndoc=ndoc, where=str(path))
+    if not isinstance(data, list):
         raise InputError(f"{path}: expected a list of documents or an object with 'question' and 'docs'")
+    if index != 0:
+        raise InputError(f"{path} is a list of documents; --index applies to JSONL files of items")
+    if len(data) > ndoc:
+        log.warning("using the first %d of %d documents (--ndoc)", ndoc, len(data))
+    return _finish(question, data[:ndoc], str(path))
+
+
+def item_input(item: dict, *, question: str | None = None, ndoc: int = 5, where: str = "item") -> tuple[str, list[Document]]:
+    """(question, documents) of one item in the ../shared/data formats (question + docs).
+
+    Raises:
+        InputError: no 'docs' list, no question, no documents, or a document without text.
+    """
+    if not isinstance(item.get("docs"), list):
+        raise InputError(f"{where}: an item needs a 'docs' list of {{title, text}} documents")
+    return _finish(question or item.get("question"), select_documents(item["docs"], ndoc), where)
+
+
+def _finish(question: Any, raw_docs: list, where: str) -> tuple[str, list[Document]]:
     if not question or not str(question).strip():
-        raise InputError(f"{path}: no question in the file; pass --question")
-    docs = [_as_document(d, f"{path}: document {i + 1}") for i, d in enumerate(raw_docs)]
+        raise InputError(f"{where}: no question in the file; pass --question")
+    docs = [_as_document(d, f"{where}: document {i + 1}") for i, d in enumerate(raw_docs)]
     if not docs:
-        raise InputError(f"{path}: no documents")
+        raise InputError(f"{where}: no documents")
     for i, d in enumerate(docs, start=1):
         if not d.text:
             log.warning("document [%d] is empty: nothing can cite it", i)
