@@ -6,6 +6,7 @@ import json
 import logging
 import sys
 
+from . import records as R
 from .errors import VeriCiteError
 
 log = logging.getLogger("vericite")
@@ -39,11 +40,13 @@ def _print_answer(result) -> None:
         print()
         for c in cited:
             print(f"[{c}] {result.documents[c - 1].title}")
+    for w in result.warnings:
+        print(f"warning: {w}", file=sys.stderr)
     for s in result.final:
-        if s.verdict != "supported":
+        if s.verdict != R.SUPPORTED:
             score = "n/a" if s.score is None else f"{s.score:.2f}"
             print(f"warning: final sentence {s.verdict} (P(entailment) {score}): {s.raw}", file=sys.stderr)
-    kept = [sum(1 for s in st.statements if s.verdict == "kept") for st in result.stages[:2]]
+    kept = [sum(1 for s in st.statements if s.verdict == R.KEPT) for st in result.stages[:2]]
     total = [len(st.statements) for st in result.stages[:2]]
     print(f"# statements kept {kept[0]}/{total[0]}, facts kept {kept[1]}/{total[1]}, "
           f"{result.wall_ms / 1000:.1f} s", file=sys.stderr)

@@ -179,3 +179,16 @@ def test_scored_gate_uses_the_calibrated_threshold(checker):
     gates = [c for c in res.stages[1].llm_calls if c.purpose.startswith("gate")]
     assert [(c.text, c.score) for c in gates] == [("Yes", 0.9), ("No", 0.55), ("No", 0.2)]
     assert res.settings["gate"] == "scored" and res.settings["gate_threshold"] == 0.6
+
+
+def test_text_output_shows_answer_sources_and_warnings(checker, capsys):
+    from vericite.engine.cli import _print_answer
+
+    _, res = run(checker, {"answer": "Rush released the song Counterparts in 1993 [2].", "gate": "No",
+                           "refine": "Rush released Counterparts in 1993 [2]. Keith Moon drummed for Rush [3]."})
+    _print_answer(res)
+    out, err = capsys.readouterr()
+    assert out.splitlines()[0] == res.answer
+    assert "[2] Counterparts (song)" in out and "[3] Keith Moon" in out
+    assert "warning: final sentence unsupported" in err and "Keith Moon drummed for Rush [3]." in err
+    assert "warning: 1 of 2 final sentences failed the final check" in err
