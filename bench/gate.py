@@ -55,7 +55,7 @@ def main(argv: list[str] | None = None, *, models_toml: str | None = None) -> in
     args = ap.parse_args(argv)
 
     pipe = build_pipeline(models_toml=models_toml, llm=args.llm, threads=args.threads)
-    llm, prompts = pipe.llm, pipe.prompts
+    llm = pipe.llm
     rows = read_items(args.data)[args.start: args.start + args.limit]
     scores, labels, greedy = [], [], []
     t0 = time.perf_counter()
@@ -65,8 +65,7 @@ def main(argv: list[str] | None = None, *, models_toml: str | None = None) -> in
         q, docs = item_input(row, ndoc=args.ndoc, where=f"{args.data} item {args.start + k}")
         flags = [bool(d.get("is_supporting")) for d in select_documents(row["docs"], args.ndoc)]
         for i, (doc, flag) in enumerate(zip(docs, flags), start=1):
-            text, _ = llm.truncate(doc.text, pipe._budget("evidence_check", q))
-            msgs = prompts.messages("evidence_check", question=q, docs=text)
+            msgs = pipe.gate_messages(q, doc, i, [])
             p, _ = llm.yes_probability(msgs, purpose=f"gate:{i}")
             scores.append(p)
             labels.append(flag)

@@ -106,7 +106,7 @@ def main(argv: list[str] | None = None, *, models_toml: str | None = None) -> in
     ap.add_argument("--llm", help="LLM name in models.toml (default: the default LLM)")
     ap.add_argument("--nli", help="NLI checker name in models.toml (default: the default checker)")
     ap.add_argument("--threads", type=int, help="LLM CPU threads (default: all cores)")
-    ap.add_argument("--gate", choices=["grammar", "scored"], help="override the LLM profile's gate")
+    ap.add_argument("--gate", choices=R.GATES, help="override the LLM profile's gate")
     ap.add_argument("--out", help="write one JSON trace per item here (JSONL)")
     ap.add_argument("--json", action="store_true", help="print rows and totals as JSON instead of markdown")
     args = ap.parse_args(argv)

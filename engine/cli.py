@@ -106,6 +106,7 @@ def _cmd_bench(args: argparse.Namespace) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
+    from vericite.export.nli_onnx import QUANT_MODES  # stdlib-only at import time
     p = argparse.ArgumentParser(prog="vericite", description="Answers with verified citations, offline.")
     p.add_argument("-v", "--verbose", action="store_true", help="debug logging")
     p.add_argument("-q", "--quiet", action="store_true", help="warnings and errors only")
@@ -127,7 +128,7 @@ def build_parser() -> argparse.ArgumentParser:
     a.add_argument("--citation-grammar", action=argparse.BooleanOptionalAction, default=None,
                    help="force every sentence of stages 1 and 3 to cite (default: the LLM's profile)")
     a.add_argument("--lang", default="auto", help="sentence-splitter language: auto, en, ru, ...")
-    a.add_argument("--gate", choices=["grammar", "scored"],
+    a.add_argument("--gate", choices=R.GATES,
                    help="usefulness gate: greedy Yes/No under a grammar, or P(Yes) >= the model's calibrated threshold")
     a.add_argument("--n-ctx", type=int, help="LLM context tokens (default: the model's entry)")
     a.add_argument("--threads", type=int, help="LLM CPU threads (default: all cores)")
@@ -148,7 +149,9 @@ def build_parser() -> argparse.ArgumentParser:
     en = esub.add_parser("nli", help="a sequence-classification NLI cross-encoder")
     en.add_argument("src", help="local Hugging Face model folder")
     en.add_argument("out", help="output folder (model.onnx, tokenizer.json, manifest.json)")
-    en.add_argument("--quantize", choices=["none", "int8"], default="int8")
+    en.add_argument("--quantize", choices=QUANT_MODES, default="int8",
+                    help="int8: int8 weights, fp32 compute (batch-invariant); int8-dynamic: onnxruntime dynamic "
+                         "quantization (faster, batch-dependent); none: fp32")
     en.set_defaults(func=_cmd_export)
     b = sub.add_parser("bench", help="benchmarks (bench/): items = run N items and count what each stage kept; "
                        "gate = calibrate the usefulness gate on labelled documents")

@@ -7,7 +7,7 @@ from dataclasses import replace
 from typing import NoReturn
 
 from .llm import LlamaCppLLM
-from .errors import ConfigError, ModelFileError
+from .errors import ModelFileError
 from .models import Registry, fix_hint, verify
 from .nli import load_checker
 from .pipeline import Settings, VeriCite
@@ -34,9 +34,7 @@ def build_pipeline(*, llm: str | None = None, nli: str | None = None, models_tom
                         checker_languages=nli_spec.languages)
     settings = replace(settings, **{k: v for k, v in overrides.items() if v is not None})
     prompt_set = PromptSet.load(prompts or llm_spec.prompts)
-    threshold = settings.threshold
-    if not 0.0 < threshold < 1.0:
-        raise ConfigError(f"threshold must be in (0, 1), got {threshold}")
+    VeriCite.check_settings(settings)  # fail before loading models
     try:
         checker = load_checker(nli_spec)
     except ModelFileError as e:

