@@ -20,9 +20,13 @@ def _cmd_answer(args: argparse.Namespace) -> int:
     pipe = build_pipeline(llm=args.llm, nli=args.nli, models_toml=args.models, prompts=args.prompts,
                           n_ctx=args.n_ctx, threads=args.threads, gpu_layers=args.gpu_layers,
                           threshold=args.threshold, lang=args.lang, citation_grammar=args.citation_grammar,
-                          gate=args.gate)
+                          gate=args.gate, schedule=args.schedule, nli_threads=args.nli_threads,
+                          nli_cache=args.nli_cache)
     log.info("question: %s (%d documents)", question, len(docs))
-    result = pipe.answer(question, docs)
+    try:
+        result = pipe.answer(question, docs)
+    finally:
+        pipe.checker.close()
     if args.json:
         out = result.to_json()
         out["settings"]["nli_ep"] = pipe.checker.ep
@@ -84,25 +88,36 @@ def _cmd_models(args: argparse.Namespace) -> int:
 
 def _cmd_export(args: argparse.Namespace) -> int:
     try:
-        from vericite.export.nli_onnx import export_cross_encoder
+        from vericite.export.nli_onnx import ExportValidationError
+        from vericite.export.t5_true import export_nli
     except ImportError as e:
         raise VeriCiteError(f"export needs the `export` extra: pip install -e '.[export]' ({e})") from e
-    manifest = export_cross_encoder(args.src, args.out, quantize=args.quantize)
+    kw = {"quantize": args.quantize}
+    for k in ("max_length", "min_agreement", "max_abs_dp", "external_data"):
+        if getattr(args, k) is not None:
+            kw[k] = getattr(args, k)
+    try:
+        manifest = export_nli(args.src, args.out, **kw)
+    except (ExportValidationError, FileNotFoundError, ValueError) as e:
+        raise VeriCiteError(str(e)) from e
     json.dump(manifest, sys.stdout, indent=2)
     sys.stdout.write("\n")
     return 0
 
 
+_BENCHES = {
+    "items": ("vericite.bench.items", "run N items and count what each stage kept"),
+    "gate": ("vericite.bench.gate", "calibrate the usefulness gate on labelled documents"),
+    "nli": ("vericite.bench.nli_speed", "NLI pairs/s: PyTorch one pair per call vs ONNX batched, cache"),
+    "latency": ("vericite.bench.latency", "the authors' sequential order vs the scheduler, per stage"),
+}
+
+
 def _cmd_bench(args: argparse.Namespace) -> int:
-    if args.what == "items":
-        from vericite.bench.items import main as items_main
+    import importlib
 
-        return items_main(args.rest, models_toml=args.models)
-    if args.what == "gate":
-        from vericite.bench.gate import main as gate_main
-
-        return gate_main(args.rest, models_toml=args.models)
-    raise VeriCiteError(f"unknown benchmark {args.what!r}")
+    module = importlib.import_module(_BENCHES[args.what][0])
+    return module.main(args.rest, models_toml=args.models)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -133,6 +148,10 @@ def build_parser() -> argparse.ArgumentParser:
     a.add_argument("--n-ctx", type=int, help="LLM context tokens (default: the model's entry)")
     a.add_argument("--threads", type=int, help="LLM CPU threads (default: all cores)")
     a.add_argument("--gpu-layers", type=int, default=0, help="LLM layers on GPU (needs a GPU build of llama.cpp)")
+    a.add_argument("--nli-threads", type=int, help="ONNX Runtime threads for the checker (default: a quarter of the cores)")
+    a.add_argument("--nli-cache", help="sqlite file that keeps NLI scores across runs (default: memory only)")
+    a.add_argument("--schedule", choices=["overlap", "sequential"],
+                   help="overlap (default): NLI checks run while the LLM goes on; sequential: the authors' order")
     a.add_argument("--json", action="store_true", help="print the full trace as JSON")
     a.set_defaults(func=_cmd_answer)
 
@@ -146,16 +165,21 @@ def build_parser() -> argparse.ArgumentParser:
 
     e = sub.add_parser("export", help="export a Hugging Face model to ONNX (needs the export extra)")
     esub = e.add_subparsers(dest="what", required=True)
-    en = esub.add_parser("nli", help="a sequence-classification NLI cross-encoder")
+    en = esub.add_parser("nli", help="an NLI checker: sequence-classification cross-encoder, or T5 TRUE-style "
+                                     "(encoder + first decoder step -> P(\"1\")); the family is read from config.json")
     en.add_argument("src", help="local Hugging Face model folder")
     en.add_argument("out", help="output folder (model.onnx, tokenizer.json, manifest.json)")
     en.add_argument("--quantize", choices=QUANT_MODES, default="int8",
                     help="int8: int8 weights, fp32 compute (batch-invariant); int8-dynamic: onnxruntime dynamic "
                          "quantization (faster, batch-dependent); none: fp32")
+    en.add_argument("--max-length", type=int, help="tokens per pair (default 320 cross-encoder, 512 T5)")
+    en.add_argument("--min-agreement", type=float, help="parity gate: min label agreement with PyTorch (default 0.99)")
+    en.add_argument("--max-abs-dp", type=float, help="parity gate: max |P_torch - P_onnx| (default 0.05)")
+    en.add_argument("--external-data", action=argparse.BooleanOptionalAction, default=None,
+                    help="T5 only: weights in model.onnx.data (automatic above 1.8 GB; TRUE-11B needs it)")
     en.set_defaults(func=_cmd_export)
-    b = sub.add_parser("bench", help="benchmarks (bench/): items = run N items and count what each stage kept; "
-                       "gate = calibrate the usefulness gate on labelled documents")
-    b.add_argument("what", choices=["items", "gate"])
+    b = sub.add_parser("bench", help="benchmarks (bench/): " + "; ".join(f"{k} = {v[1]}" for k, v in _BENCHES.items()))
+    b.add_argument("what", choices=list(_BENCHES))
     b.add_argument("rest", nargs=argparse.REMAINDER, help="options of the benchmark (see --help after its name)")
     b.set_defaults(func=_cmd_bench)
     return p

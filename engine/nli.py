@@ -15,6 +15,7 @@ from typing import Sequence
 
 import numpy as np
 
+from .batching import DEFAULT_BATCH_TOKENS, DEFAULT_MAX_BATCH, plan_batches
 from .errors import ConfigError, InferenceError, ModelFileError
 from .models import ModelSpec, tokenizer_path, verify
 
@@ -25,7 +26,13 @@ log = logging.getLogger(__name__)
 MAX_PREMISE_TOKENS = 8192
 
 
-def _providers(prefer: Sequence[str] | None) -> list[str]:
+def select_providers(prefer: Sequence[str] | None) -> list[str]:
+    """ONNX Runtime execution providers to ask for, in order: ``prefer`` (default CUDA, then CPU)
+    filtered to those this onnxruntime build has (onnxruntime-gpu has CUDA; onnxruntime has CPU only).
+
+    Raises:
+        ConfigError: none of the wanted providers is available.
+    """
     import onnxruntime as ort
 
     available = ort.get_available_providers()
@@ -44,7 +51,8 @@ class OnnxCrossEncoder:
         tokenizer_path: the model's tokenizer.json.
         max_length: tokens per pair (premise truncated first).
         entailment_index: which logit is "entailment".
-        batch_size: pairs per ONNX Runtime call.
+        batch_size: at most this many rows (premise windows) per ONNX Runtime call.
+        batch_tokens: padded-token budget per call, rows x longest row (see :func:`plan_batches`).
         providers: execution providers in order of preference (default CUDA, then CPU).
         intra_op_threads: ONNX Runtime intra-op threads (default: all cores).
         premise_window: premise tokens per window (default: all that fit ``max_length``); a small
@@ -57,8 +65,10 @@ class OnnxCrossEncoder:
     """
 
     def __init__(self, model_path: str | Path, tokenizer_path: str | Path, *, max_length: int = 320,
-                 entailment_index: int = 1, batch_size: int = 32, providers: Sequence[str] | None = None,
-                 intra_op_threads: int | None = None, premise_window: int | None = None, name: str = ""):
+                 entailment_index: int = 1, batch_size: int = DEFAULT_MAX_BATCH,
+                 batch_tokens: int = DEFAULT_BATCH_TOKENS, providers: Sequence[str] | None = None,
+                 intra_op_threads: int | None = None, premise_window: int | None = None, name: str = "",
+                 file_sha256: str = ""):
         import onnxruntime as ort
         from tokenizers import Tokenizer
 
@@ -70,7 +80,7 @@ class OnnxCrossEncoder:
         opts.intra_op_num_threads = intra_op_threads or os.cpu_count() or 1
         opts.log_severity_level = 3
         try:
-            self._session = ort.InferenceSession(str(model_path), sess_options=opts, providers=_providers(providers))
+            self._session = ort.InferenceSession(str(model_path), sess_options=opts, providers=select_providers(providers))
         except Exception as e:  # onnxruntime raises its own exception types for corrupt graphs
             raise ModelFileError(f"ONNX Runtime could not load {model_path}: {e}") from e
         self._inputs = {i.name for i in self._session.get_inputs()}
@@ -81,8 +91,13 @@ class OnnxCrossEncoder:
         self.premise_window = premise_window
         self.entailment_index = entailment_index
         self.batch_size = batch_size
+        self.batch_tokens = batch_tokens
         self.name = name or model_path.parent.name
         self.ep = self._session.get_providers()[0]
+        self.intra_op_threads = opts.intra_op_num_threads
+        #: identifies this model and every setting that changes a score (premise-hypothesis cache key)
+        self.cache_id = (f"cross-encoder|{self.name}|{file_sha256 or model_path.resolve()}|"
+                         f"max_length={max_length}|window={premise_window}|entail={entailment_index}")
         self.stats = {"pairs": 0, "windows": 0, "ms": 0.0}
 
     # -- tokenization -----------------------------------------------------------------------
@@ -134,10 +149,8 @@ class OnnxCrossEncoder:
         for i, (premise, hypothesis) in enumerate(pairs):
             for ids, types in self._encode(premise, hypothesis):
                 rows.append((i, ids, types))
-        order = sorted(range(len(rows)), key=lambda r: len(rows[r][1]))  # length bucketing
         probs = np.zeros(len(rows), dtype=np.float32)
-        for b in range(0, len(order), self.batch_size):
-            idx = order[b:b + self.batch_size]
+        for idx in plan_batches([len(r[1]) for r in rows], max_tokens=self.batch_tokens, max_batch=self.batch_size):
             width = max(len(rows[r][1]) for r in idx)
             ids = np.zeros((len(idx), width), dtype=np.int64)
             types = np.zeros_like(ids)
@@ -170,21 +183,27 @@ def _entailment_prob(logits: np.ndarray, index: int) -> np.ndarray:
     return (e[:, index] / e.sum(axis=1)).astype(np.float32)
 
 
-def load_checker(spec: ModelSpec, **kwargs) -> OnnxCrossEncoder:
+def load_checker(spec: ModelSpec, **kwargs):
     """Build the NLI checker a models.toml entry describes, after verifying its file.
 
     Raises:
         ModelFileError: missing or corrupt file (names the fix).
-        ConfigError: an input format this runtime does not serve yet ("t5-true").
+        ConfigError: not an NLI model, unknown input format, or no tokenizer.
+
+    ``input_format = "t5-true"`` gives an :class:`~vericite.engine.nli_t5.OnnxT5Checker`.
     """
     if spec.role != "nli":
         raise ConfigError(f"model {spec.name!r} is not an NLI model")
+    if spec.input_format == "t5-true":
+        from .nli_t5 import load_t5_checker
+
+        return load_t5_checker(spec, **kwargs)
     if spec.input_format != "cross-encoder":
-        raise ConfigError(f"model {spec.name!r}: input_format {spec.input_format!r} is not served by this runtime "
-                          "yet (only 'cross-encoder'); the T5/TRUE single-step runtime is tracked separately")
+        raise ConfigError(f"model {spec.name!r}: unknown input_format {spec.input_format!r} "
+                          "(expected 'cross-encoder' or 't5-true')")
     path = verify(spec)
     tok = tokenizer_path(spec)
     if tok is None:
         raise ConfigError(f"model {spec.name!r}: cross-encoder needs 'tokenizer' (a tokenizer.json path)")
     return OnnxCrossEncoder(path, tok, max_length=spec.max_length, entailment_index=spec.entailment_index,
-                            premise_window=spec.premise_window, name=spec.name, **kwargs)
+                            premise_window=spec.premise_window, name=spec.name, file_sha256=spec.sha256, **kwargs)

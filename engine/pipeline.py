@@ -8,8 +8,9 @@ from __future__ import annotations
 import logging
 import re
 import time
-from dataclasses import dataclass, replace
-from typing import Protocol, Sequence
+from concurrent.futures import Future
+from dataclasses import dataclass, field, replace
+from typing import Iterable, Iterator, Protocol, Sequence
 
 import numpy as np
 
@@ -18,7 +19,7 @@ from .citations import format_citations, invalid_citations, merge_adjacent, pars
 from .errors import ConfigError, InputError
 from .grammar import YES_NO, citation_grammar
 from .prompts import PromptSet
-from .records import Document, LLMCall, Statement, StageTrace, VerifiedAnswer
+from .records import Document, LLMCall, Span, Statement, StageTrace, VerifiedAnswer
 from .splitter import check_language, split_statements
 
 log = logging.getLogger(__name__)
@@ -64,6 +65,10 @@ class Settings:
         warning that its verdicts are not meaningful (they are still computed and reported).
     citation_grammar: constrain stages 1 and 3 with :func:`~vericite.engine.grammar.citation_grammar`
         (every sentence ends with in-range citations); for small models that otherwise omit them.
+    schedule: "overlap" (default): NLI checks are submitted to the checker's queue
+        (:class:`~vericite.engine.batching.DynamicBatcher`) and the LLM moves on; stage 3 waits for
+        every check. "sequential": the authors' order, each check computed before the next LLM call.
+        The schedule changes timing, never results. A checker without ``submit`` runs sequentially.
     """
 
     threshold: float = 0.5
@@ -74,6 +79,51 @@ class Settings:
     gate: str = "grammar"
     gate_threshold: float = 0.5
     checker_languages: tuple[str, ...] = ("en",)
+    schedule: str = "overlap"
+
+
+SCHEDULES = ("overlap", "sequential")
+
+
+@dataclass
+class _Pending:
+    """Sentences waiting for their NLI scores: ``out[j]`` is filled from ``slots`` when ``future`` resolves."""
+
+    trace: StageTrace
+    out: list[Statement | None]
+    slots: list[Statement]            # score and verdict still unset; j = position in ``out``
+    positions: list[int]
+    verdicts: tuple[str, str]         # (pass, fail)
+    future: Future | None = None
+
+    def resolve(self, threshold: float, spans: list[Span], t0: float) -> list[Statement]:
+        if self.future is not None:
+            w0 = time.perf_counter()
+            probs = self.future.result()  # re-raises a checker failure here, in the caller's thread
+            w1 = time.perf_counter()
+            self.trace.nli_ms = round(self.trace.nli_ms + (w1 - w0) * 1000, 1)
+            if w1 - w0 > 1e-3:
+                spans.append(Span("wait", f"{self.trace.name}: waiting for NLI", (w0 - t0) * 1000, (w1 - t0) * 1000))
+            ok, ko = self.verdicts
+            for j, st, p in zip(self.positions, self.slots, probs):
+                self.out[j] = replace(st, verdict=ok if p >= threshold else ko, score=round(float(p), 4))
+            self.future = None
+        return [x for x in self.out if x is not None]
+
+
+@dataclass
+class _Job:
+    """One question between stage 2 and stage 3: LLM work done, NLI checks possibly in flight."""
+
+    question: str
+    docs: list[Document]
+    lang: str
+    warnings: list[str]
+    t0: float
+    s1: StageTrace
+    s2: StageTrace
+    pending: list[_Pending] = field(default_factory=list)
+    spans: list[Span] = field(default_factory=list)
 
 
 class VeriCite:
@@ -102,6 +152,8 @@ class VeriCite:
             raise ConfigError(f"gate must be one of {R.GATES}, got {settings.gate!r}")
         if not 0.0 < settings.threshold < 1.0:
             raise ConfigError(f"threshold must be in (0, 1), got {settings.threshold}")
+        if settings.schedule not in SCHEDULES:
+            raise ConfigError(f"schedule must be one of {SCHEDULES}, got {settings.schedule!r}")
 
     # -- public ---------------------------------------------------------------------------
     def answer(self, question: str, documents: Sequence[Document]) -> VerifiedAnswer:
@@ -118,6 +170,31 @@ class VeriCite:
             InputError: empty question or no documents.
             InferenceError: an LLM or NLI call failed.
         """
+        return self._finish(self._begin(question, documents))
+
+    def answer_many(self, items: Iterable[tuple[str, Sequence[Document]]]) -> Iterator[VerifiedAnswer]:
+        """Answer several questions with one loaded model, in order.
+
+        The LLM starts the next question's stages 1-2 before the previous question's stage 3, so
+        the previous question's NLI checks finish behind LLM work (with the overlap schedule).
+
+        Yields:
+            VerifiedAnswer per item, in input order.
+
+        Raises:
+            InputError, InferenceError: as :meth:`answer`, for the first item that fails.
+        """
+        prev: _Job | None = None
+        for question, docs in items:
+            job = self._begin(question, docs)
+            if prev is not None:
+                yield self._finish(prev)
+            prev = job
+        if prev is not None:
+            yield self._finish(prev)
+
+    def _begin(self, question: str, documents: Sequence[Document]) -> _Job:
+        """Validate input, run the LLM work of stages 1 and 2, and submit their NLI checks."""
         question = (question or "").strip()
         if not question:
             raise InputError("the question is empty")
@@ -129,133 +206,164 @@ class VeriCite:
         if lang not in self.settings.checker_languages:
             _warn_once(warnings, f"the NLI checker {self.checker.name} reads {', '.join(self.settings.checker_languages)} "
                                  f"only; its verdicts on {lang!r} text are not meaningful")
-        t0 = time.perf_counter()
-        s1 = self._stage1(question, docs, lang, warnings)
-        s2 = self._stage2(question, docs, lang, warnings)
+        job = _Job(question, docs, lang, warnings, time.perf_counter(), StageTrace("initial_answer"), StageTrace("evidence"))
+        self._stage1(job)
+        self._stage2(job)
+        return job
+
+    def _finish(self, job: _Job) -> VerifiedAnswer:
+        """Wait for the job's NLI checks, then stage 3 and the final check."""
+        thr = self.settings.threshold
+        for p in job.pending:
+            p.trace.statements = p.resolve(thr, job.spans, job.t0)
+        s1, s2 = job.s1, job.s2
         verified = [s for s in s2.statements + s1.statements if s.verdict == R.KEPT]  # authors' order
-        s3, text, final = self._stage3(question, docs, verified, lang, warnings)
+        s3, text, final = self._stage3(job, verified)
         return VerifiedAnswer(
-            question=question, answer=text, documents=docs, stages=[s1, s2, s3], final=final,
+            question=job.question, answer=text, documents=job.docs, stages=[s1, s2, s3], final=final,
             settings={
-                "llm": self.llm.name, "nli": self.checker.name, "threshold": self.settings.threshold,
-                "prompts": self.prompts.tag, "lang": lang, "gate": self.settings.gate, "gate_threshold": self.settings.gate_threshold,
-                "gate_grammar": self.settings.gate_grammar,
-                "citation_grammar": self.settings.citation_grammar,
+                "llm": self.llm.name, "nli": self.checker.name, "threshold": thr,
+                "prompts": self.prompts.tag, "lang": job.lang, "gate": self.settings.gate,
+                "gate_threshold": self.settings.gate_threshold, "gate_grammar": self.settings.gate_grammar,
+                "citation_grammar": self.settings.citation_grammar, "schedule": self._schedule(),
                 "n_ctx": self.llm.n_ctx,
             },
-            warnings=warnings, wall_ms=round((time.perf_counter() - t0) * 1000, 1))
+            warnings=job.warnings, wall_ms=round((time.perf_counter() - job.t0) * 1000, 1), timeline=job.spans)
 
     # -- stages ---------------------------------------------------------------------------
-    def _stage1(self, question: str, docs: list[Document], lang: str, warnings: list[str]) -> StageTrace:
-        """Initial answer from all documents; keep each statement whose cited documents entail it."""
-        trace = StageTrace("initial_answer")
+    def _stage1(self, job: _Job) -> None:
+        """Initial answer from all documents; each statement's check against its cited documents is submitted."""
+        trace, step = job.s1, self.prompts.steps["initial_answer"]
         t0 = time.perf_counter()
-        step = self.prompts.steps["initial_answer"]
-        block = self._docs_block("initial_answer", question, docs, warnings)
-        log.info("stage 1: answering from %d documents", len(docs))
-        call = self.llm.chat(self.prompts.messages("initial_answer", question=question, docs=block),
-                             max_tokens=step.max_tokens, purpose="answer", grammar=self._cite_grammar(len(docs)))
+        block = self._docs_block("initial_answer", job.question, job.docs, job.warnings)
+        log.info("stage 1: answering from %d documents", len(job.docs))
+        call = self._chat(job, self.prompts.messages("initial_answer", question=job.question, docs=block),
+                          max_tokens=step.max_tokens, purpose="answer", grammar=self._cite_grammar(len(job.docs)))
         trace.llm_calls.append(call)
-        trace.statements = self._check_sentences("initial", call.text, docs, lang, trace, keep_failed=False)
+        job.pending.append(self._check_sentences("initial", call.text, job, trace, keep_failed=False))
         trace.wall_ms = round((time.perf_counter() - t0) * 1000, 1)
-        return trace
 
-    def _stage2(self, question: str, docs: list[Document], lang: str, warnings: list[str]) -> StageTrace:
-        """Per document: usefulness gate, then fact extraction; each fact checked against its document."""
-        trace = StageTrace("evidence")
+    def _stage2(self, job: _Job) -> None:
+        """Per document: usefulness gate, then fact extraction; each fact's check against its
+        document is submitted, and the LLM moves on to the next document."""
+        trace = job.s2
         t0 = time.perf_counter()
-        for i, doc in enumerate(docs, start=1):
-            text = self._fit_one("evidence_answer", question, doc, warnings, i)
-            log.info("stage 2: document %d/%d", i, len(docs))
-            gate = self._gate(self.gate_messages(question, doc, i, warnings), i)
+        pending = _Pending(trace, [], [], [], (R.KEPT, R.DROPPED_NLI))
+        job.pending.append(pending)
+        for i, doc in enumerate(job.docs, start=1):
+            text = self._fit_one("evidence_answer", job.question, doc, job.warnings, i)
+            log.info("stage 2: document %d/%d", i, len(job.docs))
+            gate = self._gate(job, self.gate_messages(job.question, doc, i, job.warnings), i)
             trace.llm_calls.append(gate)
             if gate.text.strip().startswith("No"):  # the authors' rule: anything else counts as Yes
                 trace.notes.append(f"document [{i}] judged not useful")
                 continue
-            ext = self.llm.chat(self.prompts.messages("evidence_answer", question=question, docs=text),
-                                max_tokens=self.prompts.steps["evidence_answer"].max_tokens, purpose=f"extract:{i}")
+            ext = self._chat(job, self.prompts.messages("evidence_answer", question=job.question, docs=text),
+                             max_tokens=self.prompts.steps["evidence_answer"].max_tokens, purpose=f"extract:{i}")
             trace.llm_calls.append(ext)
-            facts = [strip_citations(s) for s in split_statements(ext.text, lang)]
-            fragments = [f for f in facts if f and not self._is_statement(f)]
-            facts = [f for f in facts if f and self._is_statement(f)]
-            trace.statements += [Statement("evidence", f, (i,), R.DROPPED_FRAGMENT, None, f) for f in fragments]
-            if not facts:
-                continue
-            probs = self._score([(doc.text, f) for f in facts], trace)
-            for f, p in zip(facts, probs):
-                verdict = R.KEPT if p >= self.settings.threshold else R.DROPPED_NLI
-                trace.statements.append(Statement("evidence", f, (i,), verdict, round(float(p), 4), f))
+            facts = [strip_citations(f) for f in split_statements(ext.text, job.lang)]
+            facts = [f for f in facts if f]
+            pairs, slots, positions = [], [], []
+            for f in facts:
+                if not self._is_statement(f):
+                    pending.out.append(Statement("evidence", f, (i,), R.DROPPED_FRAGMENT, None, f))
+                    continue
+                pairs.append((doc.text, f))
+                slots.append(Statement("evidence", f, (i,), "", None, f))
+                positions.append(len(pending.out))
+                pending.out.append(None)
+            if pairs:
+                part = _Pending(trace, pending.out, slots, positions, pending.verdicts)
+                part.future = self._submit(pairs, trace, job)
+                job.pending.append(part)
         trace.wall_ms = round((time.perf_counter() - t0) * 1000, 1)
-        return trace
 
-    def _stage3(self, question: str, docs: list[Document], verified: list[Statement], lang: str,
-                warnings: list[str]) -> tuple[StageTrace, str, list[Statement]]:
+    def _stage3(self, job: _Job, verified: list[Statement]) -> tuple[StageTrace, str, list[Statement]]:
         """Merge verified statements into one answer; then check each final sentence (report, never drop)."""
         trace = StageTrace("refine")
         t0 = time.perf_counter()
         if not verified:
             trace.notes.append("no verified statement: nothing to refine, the answer is empty")
-            warnings.append("no statement survived the NLI checks; the answer is empty")
+            job.warnings.append("no statement survived the NLI checks; the answer is empty")
             trace.wall_ms = round((time.perf_counter() - t0) * 1000, 1)
             return trace, "", []
         lines = "\n".join(_with_citations(s) for s in verified)
         log.info("stage 3: refining %d verified statements", len(verified))
         step = self.prompts.steps["summary"]
-        block = self._docs_block("summary", question, docs, warnings, statements=lines)
-        call = self.llm.chat(self.prompts.messages("summary", question=question, docs=block, statements=lines),
-                             max_tokens=step.max_tokens, purpose="refine", grammar=self._cite_grammar(len(docs)))
+        block = self._docs_block("summary", job.question, job.docs, job.warnings, statements=lines)
+        call = self._chat(job, self.prompts.messages("summary", question=job.question, docs=block, statements=lines),
+                          max_tokens=step.max_tokens, purpose="refine", grammar=self._cite_grammar(len(job.docs)))
         trace.llm_calls.append(call)
         text = merge_adjacent(call.text.strip())
         if call.finish_reason == "length":
             text = _drop_unfinished_tail(text, trace)
-        final = self._check_sentences("final", text, docs, lang, trace, keep_failed=True)
+        final = self._check_sentences("final", text, job, trace, keep_failed=True).resolve(
+            self.settings.threshold, job.spans, job.t0)
         bad = [s for s in final if s.verdict != R.SUPPORTED]
         if bad:
-            warnings.append(f"{len(bad)} of {len(final)} final sentences failed the final check (see final_check)")
+            job.warnings.append(f"{len(bad)} of {len(final)} final sentences failed the final check (see final_check)")
         trace.wall_ms = round((time.perf_counter() - t0) * 1000, 1)
         return trace, text, final
 
     # -- helpers --------------------------------------------------------------------------
-    def _check_sentences(self, stage: str, text: str, docs: list[Document], lang: str, trace: StageTrace,
-                         *, keep_failed: bool) -> list[Statement]:
-        """Split ``text`` into sentences; NLI-check each against the joined text of its cited documents.
+    def _check_sentences(self, stage: str, text: str, job: _Job, trace: StageTrace, *, keep_failed: bool) -> _Pending:
+        """Split ``text`` into sentences and submit an NLI check of each against the joined text of
+        its cited documents; returns the pending result (resolve it for the statements).
 
         Stage 1 (``keep_failed=False``) marks failures as dropped; the final check
         (``keep_failed=True``) marks them unsupported / no_citation and keeps them in the answer.
         """
-        out: list[Statement | None] = []
-        pairs, slots = [], []
-        for sent in split_statements(text, lang):
+        docs = job.docs
+        ok, ko = (R.SUPPORTED, R.UNSUPPORTED) if keep_failed else (R.KEPT, R.DROPPED_NLI)
+        pending = _Pending(trace, [], [], [], (ok, ko))
+        pairs = []
+        for sent in split_statements(text, job.lang):
             cites = parse_citations(sent)
             clean = strip_citations(sent)
             if not clean:
                 continue
             if not keep_failed and not self._is_statement(clean):
-                out.append(Statement(stage, clean, cites, R.DROPPED_FRAGMENT, None, sent))
+                pending.out.append(Statement(stage, clean, cites, R.DROPPED_FRAGMENT, None, sent))
                 continue
             if not cites:
-                out.append(Statement(stage, clean, (), R.NO_CITATION if keep_failed else R.DROPPED_NO_CITATION, None, sent))
+                pending.out.append(Statement(stage, clean, (), R.NO_CITATION if keep_failed else R.DROPPED_NO_CITATION, None, sent))
                 continue
             if invalid_citations(cites, len(docs)):
-                out.append(Statement(stage, clean, cites, R.NO_CITATION if keep_failed else R.DROPPED_OUT_OF_RANGE, None, sent))
+                pending.out.append(Statement(stage, clean, cites, R.NO_CITATION if keep_failed else R.DROPPED_OUT_OF_RANGE, None, sent))
                 continue
             premise = "\n".join(docs[c - 1].text for c in cites)  # authors: texts joined by newlines
             pairs.append((premise, clean))
-            slots.append((len(out), clean, cites, sent))
-            out.append(None)
+            pending.slots.append(Statement(stage, clean, cites, "", None, sent))
+            pending.positions.append(len(pending.out))
+            pending.out.append(None)
         if pairs:
-            probs = self._score(pairs, trace)
-            ok, ko = (R.SUPPORTED, R.UNSUPPORTED) if keep_failed else (R.KEPT, R.DROPPED_NLI)
-            for (j, clean, cites, sent), p in zip(slots, probs):
-                out[j] = Statement(stage, clean, cites, ok if p >= self.settings.threshold else ko, round(float(p), 4), sent)
-        return [s for s in out if s is not None]
+            pending.future = self._submit(pairs, trace, job)
+        return pending
 
-    def _score(self, pairs: list[tuple[str, str]], trace: StageTrace) -> np.ndarray:
-        t0 = time.perf_counter()
-        probs = self.checker.scores(pairs)
-        trace.nli_ms = round(trace.nli_ms + (time.perf_counter() - t0) * 1000, 1)
+    def _submit(self, pairs: list[tuple[str, str]], trace: StageTrace, job: _Job) -> Future:
+        """Queue ``pairs`` for NLI (overlap schedule) or score them now (sequential); a future either way."""
         trace.nli_pairs += len(pairs)
-        return probs
+        if self._schedule() == "overlap":
+            return self.checker.submit(pairs)
+        fut: Future = Future()
+        t0 = time.perf_counter()
+        try:
+            fut.set_result(self.checker.scores(pairs))
+        except Exception as e:  # surfaces at resolve(), in the caller's thread, like the overlap path
+            fut.set_exception(e)
+        t1 = time.perf_counter()
+        trace.nli_ms = round(trace.nli_ms + (t1 - t0) * 1000, 1)
+        job.spans.append(Span("nli", f"{trace.name}: {len(pairs)} pairs", (t0 - job.t0) * 1000, (t1 - job.t0) * 1000))
+        return fut
+
+    def _schedule(self) -> str:
+        return self.settings.schedule if hasattr(self.checker, "submit") else "sequential"
+
+    def _chat(self, job: _Job, messages: list[dict[str, str]], **kwargs) -> LLMCall:
+        t0 = time.perf_counter()
+        call = self.llm.chat(messages, **kwargs)
+        job.spans.append(Span("llm", call.purpose, (t0 - job.t0) * 1000, (time.perf_counter() - job.t0) * 1000))
+        return call
 
     def _budget(self, step: str, question: str, statements: str = "") -> int:
         """Tokens left for documents in one prompt of ``step`` (n_ctx minus prompt, completion, margin)."""
@@ -292,13 +400,15 @@ class VeriCite:
         text = self._fit_one("evidence_answer", question, doc, warnings, number)
         return self.prompts.messages("evidence_check", question=question, docs=text)
 
-    def _gate(self, msgs: list[dict[str, str]], number: int) -> LLMCall:
+    def _gate(self, job: _Job, msgs: list[dict[str, str]], number: int) -> LLMCall:
         """The usefulness check of one document: an LLMCall whose text is "Yes" or "No"."""
         if self.settings.gate == "scored":
+            t0 = time.perf_counter()
             p_yes, call = self.llm.yes_probability(msgs, purpose=f"gate:{number}")
+            job.spans.append(Span("llm", call.purpose, (t0 - job.t0) * 1000, (time.perf_counter() - job.t0) * 1000))
             return replace(call, text="Yes" if p_yes >= self.settings.gate_threshold else "No", score=round(p_yes, 4))
-        return self.llm.chat(msgs, max_tokens=self.prompts.steps["evidence_check"].max_tokens,
-                             purpose=f"gate:{number}", grammar=YES_NO if self.settings.gate_grammar else None)
+        return self._chat(job, msgs, max_tokens=self.prompts.steps["evidence_check"].max_tokens,
+                          purpose=f"gate:{number}", grammar=YES_NO if self.settings.gate_grammar else None)
 
     def _is_statement(self, text: str) -> bool:
         return len(text.split()) >= self.settings.min_statement_words

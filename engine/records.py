@@ -63,6 +63,20 @@ class LLMCall:
     score: float | None = None  # scored Yes/No answers: P(Yes) from the next-token logits
 
 
+@dataclass(frozen=True)
+class Span:
+    """One interval of work on a question's timeline, ms since the question started.
+
+    kind: "llm" (one LLM call), "nli" (checks scored inline, sequential schedule) or "wait"
+    (the pipeline blocked on queued NLI checks, overlap schedule).
+    """
+
+    kind: str
+    label: str
+    start_ms: float
+    end_ms: float
+
+
 @dataclass
 class StageTrace:
     """What one stage did: its LLM calls, its statements with verdicts, and its timings (ms)."""
@@ -72,7 +86,7 @@ class StageTrace:
     llm_calls: list[LLMCall] = field(default_factory=list)
     statements: list[Statement] = field(default_factory=list)
     nli_pairs: int = 0
-    nli_ms: float = 0.0
+    nli_ms: float = 0.0   # NLI time on this stage's critical path: scoring (sequential) or waiting (overlap)
     notes: list[str] = field(default_factory=list)
 
     @property
@@ -96,6 +110,7 @@ class VerifiedAnswer:
     settings: dict[str, Any]
     warnings: list[str] = field(default_factory=list)
     wall_ms: float = 0.0
+    timeline: list[Span] = field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
         """A JSON-ready dict: every statement and fact with citations, score, verdict and stage,
@@ -116,4 +131,5 @@ class VerifiedAnswer:
             "settings": self.settings,
             "warnings": self.warnings,
             "wall_ms": self.wall_ms,
+            "timeline": [asdict(x) for x in self.timeline],
         }

@@ -30,7 +30,7 @@ import logging
 import os
 import shutil
 import tempfile
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from importlib import metadata
 from pathlib import Path
 from typing import Any
@@ -220,54 +220,217 @@ def _parity_figures(p_ref: Any, p_onnx: Any) -> dict[str, Any]:
     }
 
 
-def _quantize_weights_int8(src: Path, dst: Path, *, min_rows: int = 1000) -> dict[str, Any]:
+#: Initializers smaller than this stay inside the .onnx file when weights go to an external file
+#: (the same default as ``onnx.external_data_helper.convert_model_to_external_data``).
+_EXTERNAL_MIN_BYTES = 1024
+#: External tensors of at least 64 KiB start at a multiple of 64 KiB so ONNX Runtime can map them
+#: from the file instead of copying (64 KiB covers both Linux pages and Windows' allocation granularity).
+_EXTERNAL_ALIGN = 1 << 16
+
+
+def _tensor_bytes(tensor: Any, base_dir: Path) -> bytes:
+    """Raw little-endian bytes of an initializer, whether inline (raw or typed fields) or external."""
+    from onnx import numpy_helper
+    from onnx.external_data_helper import ExternalDataInfo, uses_external_data
+
+    if uses_external_data(tensor):
+        info = ExternalDataInfo(tensor)
+        with (base_dir / info.location).open("rb") as fh:
+            fh.seek(info.offset or 0)
+            return fh.read(info.length) if info.length else fh.read()
+    if tensor.HasField("raw_data"):
+        return tensor.raw_data
+    return numpy_helper.to_array(tensor).tobytes()
+
+
+class _WeightSink:
+    """Where a rewritten model's initializers go: inline in the .onnx file, or appended one by one
+    to a single external data file next to it (``external_data`` = its file name).
+
+    Streaming: only one tensor is in memory at a time, so an 11B model (44 GB fp32) can be
+    rewritten or quantized without holding all of its weights.
+    """
+
+    def __init__(self, dst: Path, external_data: str | None):
+        self.external_data = external_data
+        self._fh = (dst.parent / external_data).open("wb") if external_data else None
+
+    def put(self, tensor: Any, base_dir: Path) -> Any:
+        """The initializer as the output model stores it (the caller replaces the original with it)."""
+        from onnx import TensorProto, external_data_helper
+
+        uses_external_data = external_data_helper.uses_external_data
+
+        if self._fh is None:
+            if uses_external_data(tensor):
+                external_data_helper.load_external_data_for_tensor(tensor, str(base_dir))
+                tensor.data_location = TensorProto.DEFAULT
+                del tensor.external_data[:]
+            return tensor
+        data = _tensor_bytes(tensor, base_dir)
+        if len(data) < _EXTERNAL_MIN_BYTES:
+            if uses_external_data(tensor):
+                tensor.raw_data = data
+                tensor.data_location = TensorProto.DEFAULT
+                del tensor.external_data[:]
+            return tensor
+        offset = self._fh.tell()
+        if len(data) >= _EXTERNAL_ALIGN and offset % _EXTERNAL_ALIGN:
+            self._fh.write(b"\0" * (_EXTERNAL_ALIGN - offset % _EXTERNAL_ALIGN))
+            offset = self._fh.tell()
+        self._fh.write(data)
+        out = TensorProto(name=tensor.name, data_type=tensor.data_type, dims=list(tensor.dims))
+        out.data_location = TensorProto.EXTERNAL
+        for key, value in (("location", self.external_data), ("offset", str(offset)), ("length", str(len(data)))):
+            entry = out.external_data.add()
+            entry.key, entry.value = key, value
+        return out
+
+    def close(self) -> None:
+        if self._fh is not None:
+            self._fh.close()
+
+
+def _save_model(model: Any, dst: Path, external_data: str | None) -> None:
+    """Save a model whose initializers came through a :class:`_WeightSink`, then check it."""
+    import onnx
+
+    if external_data is None:
+        onnx.checker.check_model(model)
+        onnx.save(model, str(dst))
+    else:
+        onnx.save(model, str(dst))
+        onnx.checker.check_model(str(dst))  # by path: the weights stay on disk
+
+
+def _rewrite_weights(src: Path, dst: Path, *, external_data: str | None) -> None:
+    """Copy an ONNX model, storing every initializer inline or in one external file ``external_data``.
+
+    Reads inline or (any number of) external data files of ``src``; streams tensor by tensor.
+    """
+    import onnx
+
+    model = onnx.load(str(src), load_external_data=False)
+    sink = _WeightSink(dst, external_data)
+    try:
+        inits = [sink.put(t, src.parent) for t in model.graph.initializer]
+    finally:
+        sink.close()
+    del model.graph.initializer[:]
+    model.graph.initializer.extend(inits)
+    _save_model(model, dst, external_data)
+
+
+def _weight_use(node: Any, inits: dict[str, Any], min_rows: int) -> tuple[int, int] | None:
+    """(input slot, scale axis) when ``node`` consumes a weight the int8 pass quantizes, else None."""
+    if node.op_type == "MatMul" and node.input[1] in inits and len(inits[node.input[1]].dims) == 2:
+        return 1, 1  # weight [in, out]: one scale per output column
+    if (node.op_type == "Gather" and node.input[0] in inits and len(inits[node.input[0]].dims) == 2
+            and inits[node.input[0]].dims[0] >= min_rows):
+        return 0, 0  # embedding table [rows, dim]: one scale per row
+    return None
+
+
+def _quantize_weights_int8(src: Path, dst: Path, *, min_rows: int = 1000,
+                           keep_fp32: Callable[[Any], bool] | None = None,
+                           external_data: str | None = None) -> dict[str, Any]:
     """Weight-only int8: each MatMul weight (per output column) and each large embedding table
     (per row) becomes int8 + fp32 scale behind a ``DequantizeLinear``; compute stays fp32.
 
-    Symmetric, zero point 0, scale = max|w| / 127 per channel. Returns the manifest's
-    quantization record (counts of quantized tensors).
+    Symmetric, zero point 0, scale = max|w| / 127 per channel. A weight is quantized only when
+    every node that reads it is such a use with the same axis and none of them is kept by
+    ``keep_fp32`` (one ``DequantizeLinear`` then serves all of them, e.g. T5's embedding table read
+    by both encoder and decoder).
+
+    Args:
+        src: fp32 model (weights inline or in external data files next to it).
+        dst: output model path.
+        min_rows: a Gather table needs at least this many rows to be quantized.
+        keep_fp32: node predicate; the weights of the nodes it accepts stay fp32 (T5: the FFN
+            output projections ``wo``). Their names are recorded in ``kept_fp32_nodes``.
+        external_data: None: weights inline in ``dst`` (< 2 GB); else the file name, next to
+            ``dst``, that receives every initializer of >= 1 KiB (streamed, for large models).
+
+    Returns:
+        The manifest's quantization record (counts of quantized tensors, kept nodes).
     """
     import numpy as np
     import onnx
     from onnx import helper, numpy_helper
 
-    model = onnx.load(str(src))
+    model = onnx.load(str(src), load_external_data=False)
+    base = src.parent
     inits = {i.name: i for i in model.graph.initializer}
-    nodes, n_matmul, n_gather = [], 0, 0
+    readers: dict[str, int] = {}
     for node in model.graph.node:
-        if node.op_type == "MatMul" and node.input[1] in inits and len(inits[node.input[1]].dims) == 2:
-            slot, axis = 1, 1  # weight [in, out]: one scale per output column
-        elif (node.op_type == "Gather" and node.input[0] in inits and len(inits[node.input[0]].dims) == 2
-              and inits[node.input[0]].dims[0] >= min_rows):
-            slot, axis = 0, 0  # embedding table [rows, dim]: one scale per row
-        else:
-            nodes.append(node)
+        for name in node.input:
+            if name in inits:
+                readers[name] = readers.get(name, 0) + 1
+    plan: dict[str, int] = {}     # initializer -> scale axis
+    uses: dict[str, int] = {}
+    blocked: set[str] = set()
+    kept: list[str] = []
+    for node in model.graph.node:
+        use = _weight_use(node, inits, min_rows)
+        if use is None:
             continue
+        slot, axis = use
         name = node.input[slot]
-        w = numpy_helper.to_array(inits[name]).astype(np.float32)
-        amax = np.abs(w).max(axis=1 - axis)
-        scale = np.where(amax > 0, amax / 127.0, 1.0).astype(np.float32)
-        shape = [1, 1]
-        shape[axis] = -1
-        q = np.clip(np.rint(w / scale.reshape(shape)), -127, 127).astype(np.int8)
-        model.graph.initializer.remove(inits.pop(name))
-        model.graph.initializer.extend([numpy_helper.from_array(q, f"{name}_int8"),
-                                        numpy_helper.from_array(scale, f"{name}_scale"),
-                                        numpy_helper.from_array(np.zeros_like(scale, dtype=np.int8), f"{name}_zp")])
-        nodes.append(helper.make_node("DequantizeLinear", [f"{name}_int8", f"{name}_scale", f"{name}_zp"],
-                                      [f"{name}_dq"], axis=axis, name=f"{name}_DequantizeLinear"))
-        node.input[slot] = f"{name}_dq"
+        if keep_fp32 is not None and keep_fp32(node):
+            kept.append(node.name)
+            blocked.add(name)
+        elif plan.setdefault(name, axis) != axis:
+            blocked.add(name)
+        uses[name] = uses.get(name, 0) + 1
+    outputs = {o.name for o in model.graph.output}
+    quant = {n: a for n, a in plan.items() if n not in blocked and n not in outputs and uses[n] == readers[n]}
+
+    sink = _WeightSink(dst, external_data)
+    new_inits = []
+    try:
+        for init in model.graph.initializer:
+            name = init.name
+            if name not in quant:
+                new_inits.append(sink.put(init, base))
+                continue
+            axis = quant[name]
+            w = numpy_helper.to_array(init, base_dir=str(base)).astype(np.float32)
+            amax = np.abs(w).max(axis=1 - axis)
+            scale = np.where(amax > 0, amax / 127.0, 1.0).astype(np.float32)
+            shape = [1, 1]
+            shape[axis] = -1
+            q = np.clip(np.rint(w / scale.reshape(shape)), -127, 127).astype(np.int8)
+            del w
+            for arr, suffix in ((q, "int8"), (scale, "scale"), (np.zeros_like(scale, dtype=np.int8), "zp")):
+                new_inits.append(sink.put(numpy_helper.from_array(arr, f"{name}_{suffix}"), base))
+    finally:
+        sink.close()
+    del model.graph.initializer[:]
+    model.graph.initializer.extend(new_inits)
+
+    nodes, done, n_matmul, n_gather = [], set(), 0, 0
+    for node in model.graph.node:
+        use = _weight_use(node, inits, min_rows)
+        if use is not None and node.input[use[0]] in quant:
+            slot = use[0]
+            name = node.input[slot]
+            if name not in done:  # one DequantizeLinear per weight, just before its first reader
+                done.add(name)
+                nodes.append(helper.make_node("DequantizeLinear", [f"{name}_int8", f"{name}_scale", f"{name}_zp"],
+                                              [f"{name}_dq"], axis=quant[name], name=f"{name}_DequantizeLinear"))
+                n_matmul += node.op_type == "MatMul"
+                n_gather += node.op_type == "Gather"
+            node.input[slot] = f"{name}_dq"
         nodes.append(node)
-        n_matmul += node.op_type == "MatMul"
-        n_gather += node.op_type == "Gather"
     del model.graph.node[:]
     model.graph.node.extend(nodes)
-    onnx.checker.check_model(model)
-    onnx.save(model, str(dst))
-    log.info("int8 weights: %d MatMul weights, %d embedding tables", n_matmul, n_gather)
+    _save_model(model, dst, external_data)
+    log.info("int8 weights: %d MatMul weights, %d embedding tables; %d nodes kept fp32",
+             n_matmul, n_gather, len(kept))
     return {"mode": "int8", "method": "weight-only int8 (DequantizeLinear), fp32 activations and compute",
             "weight_type": "int8 symmetric", "per_channel": True, "batch_invariant": True,
-            "quantized_matmul_weights": n_matmul, "quantized_embedding_tables": n_gather}
+            "quantized_matmul_weights": n_matmul, "quantized_embedding_tables": n_gather,
+            "kept_fp32_nodes": kept}
 
 
 def export_cross_encoder(

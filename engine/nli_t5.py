@@ -1,0 +1,343 @@
+"""NLI backend for T5 "TRUE-style" checkers: one encoder pass + one decoder step in ONNX Runtime.
+
+TRUE (Honovich et al. 2022, ``google/t5_xxl_true_nli_mixture``) reads
+``premise: {premise} hypothesis: {hypothesis}`` and generates "1" (entailed) or "0". The export
+(:mod:`vericite.export.t5_true`) puts the encoder and the first decoder step in one graph whose
+output ``p_true`` (float32, [batch]) is ``softmax(first-step logits)[id("1")]`` over the whole
+vocabulary, so scoring needs no generation loop and no torch/transformers at run time.
+
+This module owns the run-time side: building the token ids exactly as the Hugging Face
+tokenizer would for the joined text (checked at export on the parity pairs), splitting long
+premises into half-overlapping windows (max over windows, as :mod:`vericite.engine.nli`), length-
+bucketed batching, and checking the external weight file (``model.onnx.data``) that large
+exports carry next to ``model.onnx``.
+"""
+from __future__ import annotations
+
+import json
+import logging
+import os
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from .batching import DEFAULT_BATCH_TOKENS, DEFAULT_MAX_BATCH, plan_batches
+from .errors import ConfigError, InferenceError, ModelFileError
+from .models import ModelSpec, sha256_file, tokenizer_path, verify
+from .nli import MAX_PREMISE_TOKENS, select_providers
+
+log = logging.getLogger(__name__)
+
+__all__ = [
+    "OUTPUT_NAME",
+    "TRUE_TEMPLATE",
+    "OnnxT5Checker",
+    "TrueInputEncoder",
+    "check_external_data",
+    "load_t5_checker",
+]
+
+#: TRUE's input text (the ``</s>`` end token is appended after it, as T5's tokenizer does).
+TRUE_TEMPLATE = "premise: {premise} hypothesis: {hypothesis}"
+#: The graph's output: P("1") per row, float32 [batch].
+OUTPUT_NAME = "p_true"
+#: Default tokens per encoder input (TRUE was trained and evaluated with 512-token inputs).
+DEFAULT_MAX_LENGTH = 512
+
+
+class TrueInputEncoder:
+    """Token ids of ``template`` filled with a (premise, hypothesis) pair, one row per premise window.
+
+    The ids are ``ids(prefix) + ids(premise window) + ids(middle) + ids(hypothesis) + ids(suffix)
+    + [</s>]`` where prefix/middle/suffix are the template's literal parts (stripped) and each part is
+    encoded on its own without special tokens. For T5's SentencePiece tokenizers (whitespace split,
+    then "▁"-prefixed pieces per word) that equals encoding the joined text; the export checks this
+    on its parity pairs and refuses a tokenizer for which it does not hold.
+
+    Args:
+        tokenizer: a ``tokenizers.Tokenizer`` (the model's tokenizer.json) with a ``</s>`` token.
+        template: text with ``{premise}`` before ``{hypothesis}``.
+        max_length: tokens per row, ``</s>`` included.
+        premise_window: premise tokens per window (default: all that fit ``max_length``).
+
+    Raises:
+        ModelFileError: the tokenizer has no ``</s>`` token.
+        ConfigError: the template lacks ``{premise}`` or ``{hypothesis}`` or has them in the other order.
+    """
+
+    def __init__(self, tokenizer: Any, *, template: str = TRUE_TEMPLATE, max_length: int = DEFAULT_MAX_LENGTH,
+                 premise_window: int | None = None):
+        ip, ih = template.find("{premise}"), template.find("{hypothesis}")
+        if ip < 0 or ih < 0 or ih < ip:
+            raise ConfigError(f"T5 input template {template!r} needs {{premise}} before {{hypothesis}}")
+        eos = tokenizer.token_to_id("</s>")
+        if eos is None:
+            raise ModelFileError("T5 tokenizer.json has no '</s>' token")
+        self._tok = tokenizer
+        self.eos_id = int(eos)
+        pieces = (template[:ip], template[ip + len("{premise}"):ih], template[ih + len("{hypothesis}"):])
+        self._prefix, self._middle, self._suffix = (self._ids(s.strip()) for s in pieces)
+        self.max_length = max_length
+        self.premise_window = premise_window
+
+    def _ids(self, text: str) -> list[int]:
+        return self._tok.encode(text, add_special_tokens=False).ids if text else []
+
+    def windows(self, premise: str, hypothesis: str) -> list[list[int]]:
+        """Rows of token ids (``</s>`` included) for one pair: one per premise window.
+
+        The hypothesis is cut to ``max_length // 2`` tokens (a pathological hypothesis must not
+        eat the window); the premise is cut to :data:`~vericite.engine.nli.MAX_PREMISE_TOKENS`, then
+        split into windows of ``min(premise_window, what fits)`` tokens that overlap by half, as
+        :class:`~vericite.engine.nli.OnnxCrossEncoder` does.
+        """
+        # stripped: in the joined text, spaces around a field merge with the template's own space
+        # (T5's normaliser collapses runs of spaces), but alone they would become extra "▁" pieces
+        hyp = self._ids(hypothesis.strip())[: self.max_length // 2]
+        fixed = len(self._prefix) + len(self._middle) + len(self._suffix) + len(hyp) + 1
+        budget = max(1, self.max_length - fixed)
+        if self.premise_window:
+            budget = min(budget, self.premise_window)
+        ids = self._ids(premise.strip())
+        if len(ids) > MAX_PREMISE_TOKENS:
+            log.warning("premise of %d tokens cut to %d for NLI", len(ids), MAX_PREMISE_TOKENS)
+            ids = ids[:MAX_PREMISE_TOKENS]
+        windows: list[list[int]] = []
+        if len(ids) <= budget:
+            windows.append(ids)
+        else:
+            step = max(1, budget // 2)  # half-overlapping windows; the pair scores the max over them
+            for start in range(0, len(ids), step):
+                windows.append(ids[start:start + budget])
+                if start + budget >= len(ids):
+                    break
+        tail = [*self._middle, *hyp, *self._suffix, self.eos_id]
+        return [[*self._prefix, *w, *tail] for w in windows]
+
+
+def _stamp(path: Path) -> Path:
+    return path.with_name(path.name + ".verified.json")
+
+
+def check_external_data(model_path: str | Path, manifest: dict | None = None) -> list[Path]:
+    """Verify the external weight files a T5 export's manifest lists next to ``model_path``.
+
+    Each entry of ``manifest["external_data"]`` (``file``, ``size_bytes``, ``sha256``) must exist in
+    the model's folder with that size and sha256. The hash is computed once per file version: a
+    ``<file>.verified.json`` stamp (size, mtime, sha256) beside it lets later loads skip it, as
+    :func:`vericite.engine.models.verify` does for the main file.
+
+    Args:
+        model_path: the ``model.onnx`` file.
+        manifest: the export's manifest dict; default: ``manifest.json`` next to the model (no
+            manifest, or none listing external data: nothing to check).
+
+    Returns:
+        The verified external data paths (empty for a model with inline weights).
+
+    Raises:
+        ModelFileError: a listed file is missing, has another size or another sha256 (names the
+            file and the fix), or the manifest is unreadable.
+    """
+    model_path = Path(model_path)
+    if manifest is None:
+        mpath = model_path.parent / "manifest.json"
+        if not mpath.is_file():
+            return []
+        try:
+            manifest = json.loads(mpath.read_text(encoding="utf-8"))
+        except (OSError, ValueError) as e:
+            raise ModelFileError(f"{mpath}: unreadable manifest ({e}); re-export with `vericite export nli`") from e
+    fix = "re-export the model with `vericite export nli` (the weights file must sit next to model.onnx)"
+    out = []
+    for entry in manifest.get("external_data") or []:
+        path = model_path.parent / entry["file"]
+        if not path.is_file():
+            raise ModelFileError(f"external weights file {path} (listed in manifest.json) is missing; {fix}")
+        st = path.stat()
+        if st.st_size != int(entry["size_bytes"]):
+            raise ModelFileError(f"external weights file {path} has {st.st_size} bytes, expected "
+                                 f"{entry['size_bytes']} (corrupt or partial); {fix}")
+        want = {"size": st.st_size, "mtime_ns": st.st_mtime_ns, "sha256": entry["sha256"]}
+        try:
+            if json.loads(_stamp(path).read_text()) == want:
+                out.append(path)
+                continue
+        except (OSError, ValueError):
+            pass
+        log.info("checking sha256 of %s (%.0f MB)", path, st.st_size / 1e6)
+        digest = sha256_file(path)
+        if digest != entry["sha256"]:
+            raise ModelFileError(f"external weights file {path}: sha256 {digest}, expected {entry['sha256']} "
+                                 f"(corrupt file); {fix}")
+        try:
+            _stamp(path).write_text(json.dumps(want))
+        except OSError:  # read-only location: hash again next time
+            pass
+        out.append(path)
+    return out
+
+
+class OnnxT5Checker:
+    """A T5 TRUE-style NLI checker exported to ONNX (encoder + first decoder step -> P("1")).
+
+    Args:
+        model_path: the .onnx file (its ``manifest.json`` and external weights, if any, beside it).
+        tokenizer_path: the model's tokenizer.json.
+        max_length: tokens per row (premise window + template + hypothesis + ``</s>``).
+        premise_window: premise tokens per window (default: all that fit ``max_length``).
+        batch_tokens: padded-token budget per ONNX Runtime call, rows x longest row.
+        max_batch: at most this many rows per call.
+        providers: execution providers in order of preference (default CUDA, then CPU).
+        intra_op_threads: ONNX Runtime intra-op threads (default: all cores).
+        name: a label for traces.
+        file_sha256: the model file's sha256 (for :attr:`cache_id`; default: its path).
+
+    Attributes:
+        name, ep (the execution provider in use), stats (``pairs``, ``windows``, ``batches``, ``ms``),
+        cache_id (changes whenever scores would).
+
+    Raises:
+        ModelFileError: a file is missing, an external weights file is missing or corrupt, ONNX
+            Runtime cannot load the model, or the graph has no ``p_true`` output.
+        ConfigError: none of ``providers`` is available, or the manifest's template is unusable.
+    """
+
+    def __init__(self, model_path: str | Path, tokenizer_path: str | Path, *, max_length: int = DEFAULT_MAX_LENGTH,
+                 premise_window: int | None = None, batch_tokens: int = DEFAULT_BATCH_TOKENS,
+                 max_batch: int = DEFAULT_MAX_BATCH, providers: Sequence[str] | None = None,
+                 intra_op_threads: int | None = None, name: str = "", file_sha256: str = ""):
+        import onnxruntime as ort
+        from tokenizers import Tokenizer
+
+        model_path, tokenizer_path = Path(model_path), Path(tokenizer_path)
+        for p in (model_path, tokenizer_path):
+            if not p.is_file():
+                raise ModelFileError(f"NLI model file not found: {p}")
+        manifest = _read_manifest(model_path)
+        check_external_data(model_path, manifest or {})
+        opts = ort.SessionOptions()
+        opts.intra_op_num_threads = intra_op_threads or os.cpu_count() or 1
+        opts.log_severity_level = 3
+        try:
+            self._session = ort.InferenceSession(str(model_path), sess_options=opts, providers=select_providers(providers))
+        except Exception as e:  # onnxruntime raises its own exception types for corrupt graphs
+            raise ModelFileError(f"ONNX Runtime could not load {model_path}: {e}") from e
+        outputs = [o.name for o in self._session.get_outputs()]
+        if OUTPUT_NAME not in outputs:
+            raise ModelFileError(f"{model_path} is not a T5 TRUE-style export (outputs {outputs}, expected "
+                                 f"{OUTPUT_NAME!r}); export it with `vericite export nli`")
+        self._inputs = {i.name for i in self._session.get_inputs()}
+        try:
+            tok = Tokenizer.from_file(str(tokenizer_path))
+        except Exception as e:  # tokenizers raises a bare Exception on a malformed file
+            raise ModelFileError(f"could not read tokenizer {tokenizer_path}: {e}") from e
+        tok.no_padding()
+        tok.no_truncation()
+        template = (manifest or {}).get("input_format", TRUE_TEMPLATE)
+        self.encoder = TrueInputEncoder(tok, template=template, max_length=max_length, premise_window=premise_window)
+        self.pad_id = int((manifest or {}).get("pad_token_id", tok.token_to_id("<pad>") or 0))
+        self.max_length = max_length
+        self.batch_tokens = batch_tokens
+        self.max_batch = max_batch
+        self.name = name or model_path.parent.name
+        self.ep = self._session.get_providers()[0]
+        self.intra_op_threads = opts.intra_op_num_threads
+        #: identifies this model and every setting that changes a score (premise-hypothesis cache key)
+        self.cache_id = (f"t5-true|{self.name}|{file_sha256 or model_path.resolve()}|"
+                         f"max_length={max_length}|window={premise_window}")
+        self.stats = {"pairs": 0, "windows": 0, "batches": 0, "ms": 0.0}
+
+    @property
+    def premise_window(self) -> int | None:
+        """Premise tokens per window (None: all that fit); settable, as on the cross-encoder."""
+        return self.encoder.premise_window
+
+    @premise_window.setter
+    def premise_window(self, value: int | None) -> None:
+        self.encoder.premise_window = value
+
+    def scores(self, pairs: Sequence[tuple[str, str]]) -> np.ndarray:
+        """P(entailed) = P(first generated token is "1") for each (premise, hypothesis) pair.
+
+        A pair whose premise needs several windows scores the maximum over its windows.
+
+        Returns:
+            float32 array, shape [len(pairs)], values in [0, 1].
+
+        Raises:
+            InferenceError: ONNX Runtime failed.
+        """
+        t0 = time.perf_counter()
+        owner: list[int] = []
+        rows: list[list[int]] = []
+        for i, (premise, hypothesis) in enumerate(pairs):
+            for ids in self.encoder.windows(premise, hypothesis):
+                owner.append(i)
+                rows.append(ids)
+        probs = np.zeros(len(rows), dtype=np.float32)
+        batches = plan_batches([len(r) for r in rows], max_tokens=self.batch_tokens, max_batch=self.max_batch)
+        for idx in batches:
+            width = max(len(rows[r]) for r in idx)
+            ids = np.full((len(idx), width), self.pad_id, dtype=np.int64)
+            mask = np.zeros_like(ids)
+            for j, r in enumerate(idx):
+                ids[j, :len(rows[r])] = rows[r]
+                mask[j, :len(rows[r])] = 1
+            feeds = {k: v for k, v in (("input_ids", ids), ("attention_mask", mask)) if k in self._inputs}
+            try:
+                (p,) = self._session.run([OUTPUT_NAME], feeds)
+            except Exception as e:
+                raise InferenceError(f"ONNX Runtime failed on a batch of {len(idx)} rows x {width} tokens: {e}") from e
+            probs[idx] = np.asarray(p, dtype=np.float32).reshape(-1)
+        out = np.zeros(len(pairs), dtype=np.float32)
+        np.maximum.at(out, np.asarray(owner, dtype=np.int64), probs)
+        self.stats["pairs"] += len(pairs)
+        self.stats["windows"] += len(rows)
+        self.stats["batches"] += len(batches)
+        self.stats["ms"] += (time.perf_counter() - t0) * 1000
+        return out
+
+
+def _read_manifest(model_path: Path) -> dict | None:
+    path = model_path.parent / "manifest.json"
+    if not path.is_file():
+        return None
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as e:
+        raise ModelFileError(f"{path}: unreadable manifest ({e}); re-export with `vericite export nli`") from e
+
+
+def load_t5_checker(spec: ModelSpec, **kwargs) -> OnnxT5Checker:
+    """Build the T5 TRUE-style checker a models.toml entry describes, after verifying its files.
+
+    ``spec.sha256``/``size`` cover ``model.onnx``; the ``manifest.json`` beside it must describe
+    that same file (its ``onnx.sha256``), and the external weights it lists are then checked by
+    :func:`check_external_data`. The tokenizer is ``spec.tokenizer`` or ``tokenizer.json`` beside
+    the model.
+
+    Args:
+        spec: an ``nli`` entry with ``input_format = "t5-true"``.
+        **kwargs: passed to :class:`OnnxT5Checker` (``providers``, ``intra_op_threads``, ...).
+
+    Raises:
+        ConfigError: not an NLI entry, or not ``t5-true``.
+        ModelFileError: missing or corrupt model, manifest or external weights (names the fix).
+    """
+    if spec.role != "nli":
+        raise ConfigError(f"model {spec.name!r} is not an NLI model")
+    if spec.input_format != "t5-true":
+        raise ConfigError(f"model {spec.name!r}: input_format {spec.input_format!r}, expected 't5-true'")
+    path = verify(spec)
+    manifest = _read_manifest(path)
+    if manifest is not None and manifest.get("onnx", {}).get("sha256") not in (None, spec.sha256):
+        raise ModelFileError(f"model {spec.name!r}: {path.parent / 'manifest.json'} describes another model.onnx "
+                             f"(sha256 {manifest['onnx']['sha256']}); re-export with `vericite export nli`")
+    tok = tokenizer_path(spec) or path.parent / "tokenizer.json"
+    kwargs.setdefault("max_length", spec.max_length)
+    return OnnxT5Checker(path, tok, premise_window=spec.premise_window, name=spec.name,
+                         file_sha256=spec.sha256, **kwargs)

@@ -1,0 +1,134 @@
+"""Length-bucketed batch planning, the dynamic batcher under concurrency, and the score cache."""
+from __future__ import annotations
+
+import random
+import threading
+import time
+
+import numpy as np
+import pytest
+
+from vericite.engine.batching import DynamicBatcher, plan_batches
+from vericite.engine.errors import ConfigError, InferenceError
+from vericite.engine.nli_cache import ScoreCache
+
+PAIRS = [
+    ("Neil Peart was the drummer of the Canadian rock band Rush.", "Peart played drums in Rush."),
+    ("Neil Peart was the drummer of the Canadian rock band Rush.", "Peart played guitar in Rush."),
+    ("Counterparts is a song by Rush, released in 1993.", "Counterparts came out in 1993."),
+    ("Counterparts is a song by Rush, released in 1993.", "Counterparts came out in 2001."),
+    ("The market launched in 2000 and sells electronics, clothes and food. " * 6, "The market sells food."),
+    ("Keith Moon was an English drummer of The Who.", "Keith Moon was English."),
+    ("A man is playing a guitar on stage.", "A man performs music."),
+    ("Paris is the capital of France.", "Berlin is the capital of France."),
+]
+
+
+def test_plan_batches_covers_every_row_once_within_budget():
+    rng = random.Random(0)
+    lengths = [rng.randint(1, 300) for _ in range(500)]
+    batches = plan_batches(lengths, max_tokens=2048, max_batch=16)
+    flat = [i for b in batches for i in b]
+    assert sorted(flat) == list(range(500))
+    for b in batches:
+        assert len(b) <= 16
+        assert len(b) == 1 or len(b) * max(lengths[i] for i in b) <= 2048
+    widths = [lengths[i] for i in flat]
+    assert widths == sorted(widths)  # length bucketing: neighbours have similar lengths
+    assert plan_batches([5000], max_tokens=100) == [[0]]  # an over-budget row still runs alone
+    with pytest.raises(ValueError):
+        plan_batches([1], max_tokens=0)
+
+
+def test_concurrent_requests_match_unbatched_scores(checker):
+    reference = {pair: float(checker.scores([pair])[0]) for pair in PAIRS}
+    rng = random.Random(1)
+    jobs = [[rng.choice(PAIRS) for _ in range(rng.randint(1, 5))] for _ in range(48)]
+    results: list = [None] * len(jobs)
+
+    with DynamicBatcher(checker, max_wait_ms=5) as batcher:
+        def worker(k: int) -> None:
+            futs = [(j, batcher.submit(jobs[j])) for j in range(k, len(jobs), 12)]
+            for j, f in futs:
+                results[j] = f.result(timeout=60)
+
+        threads = [threading.Thread(target=worker, args=(k,)) for k in range(12)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(120)
+        stats = dict(batcher.stats)
+    for job, got in zip(jobs, results):
+        assert got is not None and got.dtype == np.float32 and got.shape == (len(job),)
+        np.testing.assert_allclose(got, [reference[p] for p in job], atol=1e-5)
+    assert stats["requests"] == len(jobs)                      # none lost, none duplicated
+    assert stats["pairs"] == sum(len(j) for j in jobs)
+    assert stats["steps"] < len(jobs)                          # requests were batched together
+    assert stats["computed_pairs"] <= stats["steps"] * len(PAIRS)  # duplicates inside a step scored once
+
+
+class Failing:
+    name = "failing"
+
+    def __init__(self):
+        self.calls = 0
+
+    def scores(self, pairs):
+        self.calls += 1
+        if self.calls == 1:
+            raise RuntimeError("ONNX Runtime exploded")
+        return np.full(len(pairs), 0.25, dtype=np.float32)
+
+
+def test_checker_failure_reaches_the_caller_and_worker_survives():
+    with DynamicBatcher(Failing()) as batcher:
+        with pytest.raises(RuntimeError, match="exploded"):
+            batcher.scores([("p", "h")])
+        assert batcher.scores([("p", "h2")]).tolist() == [0.25]
+
+
+class Slow:
+    name = "slow"
+
+    def scores(self, pairs):
+        time.sleep(0.05)
+        return np.ones(len(pairs), dtype=np.float32)
+
+
+def test_close_finishes_queued_work_and_refuses_new():
+    batcher = DynamicBatcher(Slow(), max_pairs=1)
+    futs = [batcher.submit([("p", f"h{i}")]) for i in range(5)]
+    batcher.close()
+    assert all(f.done() and f.result().tolist() == [1.0] for f in futs)
+    assert not batcher._thread.is_alive()
+    with pytest.raises(InferenceError, match="closed"):
+        batcher.submit([("p", "h")])
+    assert batcher.submit([]).result().shape == (0,)
+
+
+def test_cache_hits_skip_the_model(checker):
+    cache = ScoreCache(checker.cache_id)
+    with DynamicBatcher(checker, cache=cache) as batcher:
+        cold = batcher.scores(PAIRS)
+        computed = batcher.stats["computed_pairs"]
+        warm = batcher.scores(PAIRS)
+        assert batcher.stats["computed_pairs"] == computed  # nothing recomputed
+    np.testing.assert_array_equal(cold, warm)
+    assert cache.stats()["hits"] == len(PAIRS) and cache.stats()["misses"] == len(PAIRS)
+
+
+def test_cache_lru_bound_disk_store_and_model_id(tmp_path):
+    db = tmp_path / "nli.sqlite"
+    a = ScoreCache("model-a", max_entries=2, path=db)
+    a.put_many([("p", "1"), ("p", "2"), ("p", "3")], [0.1, 0.2, 0.3])
+    assert len(a) == 2                                 # LRU bound in memory
+    assert a.get_many([("p", "1")]) == [pytest.approx(0.1)]  # evicted from memory, served by sqlite
+    assert a.disk_hits == 1
+    a.close()
+    b = ScoreCache("model-a", path=db)                 # a rerun: every score already on disk
+    assert b.get_many([("p", "2"), ("p", "3"), ("p", "4")]) == [pytest.approx(0.2), pytest.approx(0.3), None]
+    assert (b.hits, b.misses) == (2, 1)
+    other = ScoreCache("model-b", path=db)             # another model never sees these scores
+    assert other.get_many([("p", "2")]) == [None]
+    with pytest.raises(ConfigError):
+        ScoreCache("m", max_entries=0)
