@@ -2,7 +2,7 @@
 PY ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
-EXTRAS ?= cpu,test,export
+EXTRAS ?= cpu,test,export,bench
 
 .PHONY: setup models demo test clean
 

@@ -120,6 +120,13 @@ def _cmd_bench(args: argparse.Namespace) -> int:
     return module.main(args.rest, models_toml=args.models)
 
 
+def _cmd_quality(args: argparse.Namespace) -> int:
+    from vericite.bench import run as quality
+
+    main = {"run": quality.run_main, "eval": quality.eval_main, "report": quality.report_main}[args.command]
+    return main(args.rest, models_toml=args.models)
+
+
 def build_parser() -> argparse.ArgumentParser:
     from vericite.export.nli_onnx import QUANT_MODES  # stdlib-only at import time
     p = argparse.ArgumentParser(prog="vericite", description="Answers with verified citations, offline.")
@@ -182,6 +189,14 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("what", choices=list(_BENCHES))
     b.add_argument("rest", nargs=argparse.REMAINDER, help="options of the benchmark (see --help after its name)")
     b.set_defaults(func=_cmd_bench)
+
+    # quality benchmark (bench/run.py): options are parsed there (`vericite run --help`)
+    for name, text in (("run", "run a method (vanilla, vericite, ablations) over a data file; resumable"),
+                       ("eval", "ALCE citation recall / precision / F1 and correctness of results files"),
+                       ("report", "markdown table and bar chart of all methods side by side")):
+        q = sub.add_parser(name, help=text, add_help=False, prefix_chars="\x00")
+        q.add_argument("rest", nargs=argparse.REMAINDER)
+        q.set_defaults(func=_cmd_quality)
     return p
 
 

@@ -1,0 +1,351 @@
+"""The methods the quality benchmark compares, on the same LLM and the same documents.
+
+- ``vanilla``: one LLM pass with ALCE's prompt (``engine/prompts/alce-vanilla-en.json``) and
+  ``shots`` demos (default 2) as user/assistant turns, as the VeriCite authors' ``vanilla.py``
+  does. Demos: ``<data dir>/{dataset}_demos.jsonl`` (ALCE's ASQA / ELI5 demos); HotpotQA and
+  MuSiQue have no demos file, so they use ALCE's ASQA demos (short cited answers over Wikipedia
+  passages; our choice, stated in every record). Which demos: ``np.random.seed(42)`` then
+  ``np.random.choice(n, shots, replace=False)``, the authors' selection (demos 1 and 3 of 4).
+  Decoding: greedy, 200 new tokens, and, when the LLM's profile (models.toml
+  ``citation_grammar``) decodes the pipeline's stages 1 and 3 under the citation grammar, the
+  same grammar (``citation_grammar(k)``: every sentence ends with 1-3 in-range citations), so
+  both methods work under the same constraint; ``citation_grammar=False/True`` overrides.
+  Documents that do not fit the context are cut to an equal share each (as the pipeline does).
+- ``vericite``: the pipeline (0-shot, as configured in models.toml) with the NLI checker.
+- Ablations (the pipeline code unchanged, only its checker swapped, ``Settings.threshold`` set
+  to the checker's own): ``vericite-no-nli`` (:class:`~vericite.engine.llm_checker.AcceptAll`),
+  ``vericite-llm`` (the LLM's P(Yes)), ``vericite-llm-batch`` (up to ``checker_batch``
+  statements per prompt; the name carries the size, e.g. ``vericite-llm-batch5``),
+  ``vericite-graded-strict`` / ``vericite-graded-lenient`` (1-4 scale, keep 1-2 / 1-3).
+
+A method is a callable ``method(item) -> {"output", "warnings", "trace"}`` with a ``stamp``
+dict (method, models and their sha256, checker, threshold, prompts, grammar, demos, git).
+"""
+from __future__ import annotations
+
+import json
+import logging
+import subprocess
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, replace
+from pathlib import Path
+
+import numpy as np
+from vericite.engine.errors import ConfigError, InputError
+from vericite.engine.grammar import citation_grammar
+from vericite.engine.prompts import PROMPTS_DIR
+from vericite.engine.records import Document
+
+log = logging.getLogger(__name__)
+
+REPO = Path(__file__).resolve().parent.parent
+_MARGIN_TOKENS = 48
+DEMO_SEED = 42
+
+
+@dataclass(frozen=True)
+class MethodSpec:
+    """A registered method: ``kind`` "vanilla" | "vericite"; ``checker`` for vericite:
+    "nli" | "none" | "llm" | "llm-batch" | "graded-strict" | "graded-lenient"."""
+
+    name: str
+    kind: str
+    checker: str | None
+    help: str
+
+
+METHODS: dict[str, MethodSpec] = {m.name: m for m in [
+    MethodSpec("vanilla", "vanilla", None, "one LLM pass, ALCE prompt + demos"),
+    MethodSpec("vericite", "vericite", "nli", "the VeriCite pipeline with the NLI checker"),
+    MethodSpec("vericite-no-nli", "vericite", "none", "ablation: nothing checked (accept-all checker)"),
+    MethodSpec("vericite-llm", "vericite", "llm", "ablation: the LLM checks each statement, P(Yes) >= 0.5"),
+    MethodSpec("vericite-llm-batch", "vericite", "llm-batch", "ablation: the LLM checks up to N statements per prompt"),
+    MethodSpec("vericite-graded-strict", "vericite", "graded-strict", "ablation: 1-4 scale, keep verbatim/paraphrase"),
+    MethodSpec("vericite-graded-lenient", "vericite", "graded-lenient", "ablation: 1-4 scale, keep verbatim/paraphrase/partial"),
+]}
+CHECKERS = ("nli", "none", "llm", "llm-batch", "graded-strict", "graded-lenient")
+
+
+def resolve_method(method: str, *, checker: str | None = None, no_nli: bool = False) -> str:
+    """The registry name for ``--method M [--checker C | --no-nli]`` (e.g. vericite + llm -> vericite-llm).
+
+    Raises:
+        ConfigError: unknown method or checker, or a checker option with ``vanilla``.
+    """
+    if method not in METHODS:
+        raise ConfigError(f"unknown method {method!r}; known: {', '.join(METHODS)}")
+    if no_nli:
+        if checker not in (None, "none"):
+            raise ConfigError("--no-nli and --checker together: pick one")
+        checker = "none"
+    if checker is None:
+        return method
+    if checker not in CHECKERS:
+        raise ConfigError(f"unknown checker {checker!r}; known: {', '.join(CHECKERS)}")
+    if METHODS[method].kind != "vericite":
+        raise ConfigError(f"--checker/--no-nli apply to vericite, not {method!r}")
+    return "vericite" if checker == "nli" else f"vericite-{'no-nli' if checker == 'none' else checker}"
+
+
+# -- vanilla ---------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class VanillaPrompt:
+    """ALCE's vanilla prompt as data: instruction, demo/test prompt ({INST} {Q} {D}), document
+    block ({ID} {T} {P}), system message, generation cap (tokens)."""
+
+    name: str
+    version: str
+    system: str
+    instruction: str
+    demo_prompt: str
+    doc_prompt: str
+    max_tokens: int
+
+    @property
+    def tag(self) -> str:
+        return f"{self.name}@{self.version}"
+
+    @classmethod
+    def load(cls, name_or_path: str = "alce-vanilla-en") -> VanillaPrompt:
+        """Load ``engine/prompts/NAME.json`` or a JSON file by path.
+
+        Raises:
+            ConfigError: not found, invalid JSON, or a missing field.
+        """
+        path = Path(name_or_path)
+        if not path.suffix:
+            path = PROMPTS_DIR / f"{name_or_path}.json"
+        try:
+            raw = json.loads(path.read_text(encoding="utf-8"))
+            return cls(raw["name"], str(raw["version"]), raw.get("system", ""), raw["instruction"],
+                       raw["demo_prompt"], raw["doc_prompt"], int(raw["max_tokens"]))
+        except FileNotFoundError as e:
+            raise ConfigError(f"vanilla prompt {name_or_path!r} not found ({path})") from e
+        except json.JSONDecodeError as e:
+            raise ConfigError(f"{path}: invalid JSON: {e}") from e
+        except KeyError as e:
+            raise ConfigError(f"{path}: missing field {e}") from e
+
+    def doc(self, number: int, title: str, text: str) -> str:
+        return self.doc_prompt.replace("{ID}", str(number)).replace("{T}", title).replace("{P}", text)
+
+    def user(self, question: str, docs_block: str) -> str:
+        return (self.demo_prompt.replace("{INST}", self.instruction).replace("{Q}", question)
+                .replace("{D}", docs_block).rstrip())
+
+
+def pick_demos(demos: list[dict], shots: int, seed: int = DEMO_SEED) -> list[dict]:
+    """``shots`` demos chosen as the authors' vanilla.py does (np.random.seed(seed); choice without replacement).
+
+    Raises:
+        ConfigError: more shots than demos.
+    """
+    if shots <= 0:
+        return []
+    if shots > len(demos):
+        raise ConfigError(f"{shots} shots asked, only {len(demos)} demos")
+    idx = np.random.RandomState(seed).choice(len(demos), shots, replace=False)
+    return [demos[int(i)] for i in idx]
+
+
+class Vanilla:
+    """One greedy LLM pass with the ALCE prompt and demos (see module docstring).
+
+    Args:
+        llm: a loaded LLM (``chat``, ``count_tokens``, ``truncate``, ``n_ctx``, ``name``).
+        prompt: the :class:`VanillaPrompt`.
+        demos: the chosen demos ({question, answer, docs: [Document]}), in order.
+        citation_grammar: decode under ``citation_grammar(k)``.
+    """
+
+    def __init__(self, llm, *, prompt: VanillaPrompt, demos: list[dict], citation_grammar: bool, name: str = "vanilla"):
+        self.llm = llm
+        self.prompt = prompt
+        self.demos = demos
+        self.citation_grammar = citation_grammar
+        self.name = name
+        self.stamp: dict = {}
+
+    def _block(self, docs: list[Document]) -> str:
+        return "".join(self.prompt.doc(i, d.title, d.text) for i, d in enumerate(docs, start=1))
+
+    def messages(self, question: str, docs: list[Document], warnings: list[str]) -> list[dict[str, str]]:
+        """System message, the demos as user/assistant turns, then the question with its documents
+        (each cut to an equal share of the context left, if needed).
+
+        Raises:
+            InputError: the documents cannot get 16 tokens each.
+        """
+        msgs = [{"role": "system", "content": self.prompt.system}] if self.prompt.system else []
+        for d in self.demos:
+            msgs += [{"role": "user", "content": self.prompt.user(d["question"], self._block(d["docs"]))},
+                     {"role": "assistant", "content": d["answer"]}]
+        fixed = sum(self.llm.count_tokens(m["content"]) for m in msgs) + self.llm.count_tokens(self.prompt.user(question, ""))
+        budget = self.llm.n_ctx - self.prompt.max_tokens - fixed - _MARGIN_TOKENS - 8 * len(msgs)
+        per_doc = budget // max(1, len(docs)) - self.llm.count_tokens(self.prompt.doc(1, "", ""))
+        if per_doc < 16:
+            raise InputError(f"{len(docs)} documents do not fit the LLM context ({self.llm.n_ctx} tokens) after "
+                             f"{len(self.demos)} demos; use fewer --shots or --ndoc")
+        parts = []
+        for i, d in enumerate(docs, start=1):
+            title, _ = self.llm.truncate(d.title, 32)
+            text, cut = self.llm.truncate(d.text, per_doc - self.llm.count_tokens(title))
+            if cut and f"document [{i}] truncated to fit the LLM context" not in warnings:
+                warnings.append(f"document [{i}] truncated to fit the LLM context")
+            parts.append(self.prompt.doc(i, title, text))
+        return msgs + [{"role": "user", "content": self.prompt.user(question, "".join(parts))}]
+
+    def __call__(self, item: dict) -> dict:
+        """Answer one item. Returns {"output": text, "warnings": [...], "trace": {"llm_calls": [...]}}.
+
+        Raises:
+            InputError: documents do not fit; InferenceError: the LLM call failed.
+        """
+        warnings: list[str] = []
+        docs = list(item["docs"])
+        msgs = self.messages(item["question"], docs, warnings)
+        grammar = citation_grammar(len(docs)) if self.citation_grammar else None
+        call = self.llm.chat(msgs, max_tokens=self.prompt.max_tokens, purpose="answer", grammar=grammar)
+        return {"output": call.text.strip(), "warnings": warnings, "trace": {"llm_calls": [asdict(call)]}}
+
+
+# -- vericite ----------------------------------------------------------------------------------
+class VeriCiteMethod:
+    """The pipeline as a method: output = the final answer; trace = ``VerifiedAnswer.to_json()``
+    without the documents (kept once per row), plus the checker's statistics for this item."""
+
+    def __init__(self, pipe, *, name: str = "vericite"):
+        self.pipe = pipe
+        self.name = name
+        self.stamp: dict = {}
+
+    def __call__(self, item: dict) -> dict:
+        before = dict(getattr(self.pipe.checker, "stats", {}) or {})
+        res = self.pipe.answer(item["question"], item["docs"])
+        trace = res.to_json()
+        trace.pop("documents", None)
+        after = getattr(self.pipe.checker, "stats", {}) or {}
+        trace["checker_stats"] = {k: round(after[k] - before.get(k, 0), 1) for k in after
+                                  if isinstance(after[k], (int, float))}
+        return {"output": res.answer, "warnings": list(res.warnings), "trace": trace}
+
+
+def make_checker(kind: str, llm, nli_checker, *, batch: int = 5):
+    """The checker for an ablation ``kind`` (see :data:`CHECKERS`); "nli" returns ``nli_checker``.
+
+    Raises:
+        ConfigError: unknown kind or bad batch size.
+    """
+    from vericite.engine.llm_checker import (
+        AcceptAll,
+        LLMBatchChecker,
+        LLMGradedChecker,
+        LLMYesNoChecker,
+    )
+
+    if kind == "nli":
+        return nli_checker
+    if kind == "none":
+        return AcceptAll()
+    if kind == "llm":
+        return LLMYesNoChecker(llm)
+    if kind == "llm-batch":
+        return LLMBatchChecker(llm, batch=batch)
+    if kind == "graded-strict":
+        return LLMGradedChecker(llm, keep=2)
+    if kind == "graded-lenient":
+        return LLMGradedChecker(llm, keep=3)
+    raise ConfigError(f"unknown checker {kind!r}; known: {', '.join(CHECKERS)}")
+
+
+def with_checker(pipe, checker):
+    """A new pipeline on the same LLM and prompts with ``checker``; its threshold becomes the
+    checker's own ``threshold`` attribute when it has one (the NLI checker keeps models.toml's).
+    The replaced checker is closed if it has ``close`` (a batcher's worker thread)."""
+    from vericite.engine.pipeline import VeriCite
+
+    thr = getattr(checker, "threshold", None)
+    settings = pipe.settings if thr is None else replace(pipe.settings, threshold=thr)
+    if checker is not pipe.checker and hasattr(pipe.checker, "close"):
+        pipe.checker.close()  # the unused NLI batcher's worker thread
+    return VeriCite(pipe.llm, checker, prompts=pipe.prompts, settings=settings)
+
+
+def default_demos_path(data_path: str | Path, dataset: str) -> Path:
+    """``<data dir>/{dataset}_demos.jsonl``; for HotpotQA/MuSiQue (no demos of their own) the ASQA demos."""
+    base = Path(data_path).resolve().parent
+    own = base / f"{dataset}_demos.jsonl"
+    return own if own.is_file() or dataset in ("asqa", "eli5") else base / "asqa_demos.jsonl"
+
+
+def git_revision() -> str:
+    """``git describe --always --dirty`` of this checkout, or "unknown"."""
+    try:
+        out = subprocess.run(["git", "-C", str(REPO), "describe", "--always", "--dirty"], capture_output=True,
+                             text=True, timeout=10, check=False)
+        return out.stdout.strip() or "unknown"
+    except (OSError, subprocess.SubprocessError):
+        return "unknown"
+
+
+def build_method(name: str, *, data_path: str | Path | None = None, dataset: str | None = None,
+                 models_toml: str | None = None, llm: str | None = None, nli: str | None = None,
+                 threads: int | None = None, n_ctx: int | None = None, checker_batch: int = 5, shots: int = 2,
+                 demos_path: str | Path | None = None, citation_grammar: bool | None = None,
+                 gate: str | None = None, pipeline_factory: Callable | None = None) -> Callable[[dict], dict]:
+    """Load the models once and return the method ``name`` (see :data:`METHODS`) with its ``stamp``.
+
+    Args:
+        data_path, dataset: where the items come from (vanilla finds its demos next to the data).
+        models_toml, llm, nli, threads, n_ctx, gate: as ``engine.loader.build_pipeline``.
+        checker_batch: statements per prompt for ``vericite-llm-batch``.
+        shots, demos_path: vanilla's demos (``shots=0``: none).
+        citation_grammar: override the LLM profile's citation grammar (both methods).
+        pipeline_factory: replaces ``build_pipeline`` (tests).
+
+    Raises:
+        ConfigError: unknown method/model, bad options; ModelFileError: missing model file;
+        InputError: demos file missing or malformed.
+    """
+    from vericite.engine.loader import build_pipeline
+    from vericite.engine.models import Registry
+
+    from .datasets import load_demos
+
+    if name not in METHODS:
+        raise ConfigError(f"unknown method {name!r}; known: {', '.join(METHODS)}")
+    spec = METHODS[name]
+    factory = pipeline_factory or build_pipeline
+    pipe = factory(models_toml=models_toml, llm=llm, nli=nli, threads=threads, n_ctx=n_ctx,
+                   citation_grammar=citation_grammar, gate=gate)
+    stamp = {"method": name, "llm": pipe.llm.name, "git": git_revision()}
+    if pipeline_factory is None:  # a test double's pipeline names no registry model
+        reg = Registry.load(models_toml)
+        stamp["llm_sha256"] = reg.get(llm, "llm").sha256
+        stamp["nli_sha256"] = reg.get(nli, "nli").sha256
+    if spec.kind == "vanilla":
+        prompt = VanillaPrompt.load()
+        demos: list[dict] = []
+        if shots > 0:
+            path = Path(demos_path) if demos_path else (default_demos_path(data_path, dataset) if data_path and dataset else None)
+            if path is None or not path.is_file():
+                raise InputError(f"vanilla needs a demos file ({path or 'none found'}); pass --demos FILE or --shots 0")
+            demos = pick_demos(load_demos(path), shots)
+            stamp["demos"] = str(path.name)
+        method = Vanilla(pipe.llm, prompt=prompt, demos=demos, citation_grammar=pipe.settings.citation_grammar)
+        stamp.update({"checker": None, "checker_ep": None, "threshold": None, "prompts": prompt.tag,
+                      "citation_grammar": pipe.settings.citation_grammar, "shots": len(demos),
+                      "demo_questions": [d["question"] for d in demos]})
+    else:
+        checker = make_checker(spec.checker, pipe.llm, pipe.checker, batch=checker_batch)
+        run_name = f"{name}{checker_batch}" if spec.checker == "llm-batch" else name
+        pipe = with_checker(pipe, checker)
+        method = VeriCiteMethod(pipe, name=run_name)
+        stamp.update({"method": run_name, "checker": checker.name, "checker_ep": getattr(checker, "ep", None),
+                      "threshold": pipe.settings.threshold, "prompts": pipe.prompts.tag,
+                      "citation_grammar": pipe.settings.citation_grammar, "shots": 0,
+                      "gate": pipe.settings.gate, "gate_threshold": pipe.settings.gate_threshold})
+        if spec.checker not in ("nli", "none"):
+            stamp["checker_prompts"] = checker.prompts.tag
+    method.stamp = stamp
+    return method
