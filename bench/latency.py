@@ -17,8 +17,9 @@ Per stage and mode: wall ms, LLM prompt tokens submitted / computed, generated t
 generation tokens/s, NLI pairs, NLI ms on the critical path. Totals: ``wall_s_sequential``,
 ``wall_s_scheduled``, ``speedup`` (= sequential / scheduled), ``llm_busy_s`` (scheduled LLM call
 time), ``overlap_ratio`` (= scheduled wall / LLM busy time: 1.0 means NLI costs nothing on the
-critical path), ``stage2_prompt_tokens_saved`` (1 - computed / submitted in stage 2) and
-``identical_answers``. Writes ``latency.md`` (table) and ``timeline.png`` (first item) to
+critical path), ``stage2_prompt_tokens_saved`` (1 - computed / submitted in stage 2),
+``identical_answers`` (final answers) and ``identical_traces`` (every statement, fact, verdict and
+score as well). Writes ``latency.md`` (table) and ``timeline.png`` (first item) to
 ``--out-dir``.
 """
 from __future__ import annotations
@@ -86,6 +87,8 @@ def run_item(pipe, question, docs, mode: str) -> tuple[object, dict]:
         "stages": {st.name: _stage_row(st) for st in res.stages},
         "cache_hits": (cache.hits - hits0) if cache is not None else 0,
         "answer": res.answer,
+        "trace": [[[x.text, list(x.citations), x.verdict, x.score] for x in st.statements] for st in res.stages]
+                 + [[[x.text, list(x.citations), x.verdict, x.score] for x in res.final]],
         "timeline": [s.__dict__ for s in res.timeline],
         "nli_batches": events,
     }
@@ -119,6 +122,9 @@ def summarise(items: list[dict]) -> dict:
         "stage2_prompt_tokens_saved": round(1 - comp / sub, 3) if sub else None,
         "cache_hits": {m: tot(m, "cache_hits") for m in MODES},
         "identical_answers": all(it["reference"]["answer"] == it["scheduled"]["answer"] for it in items),
+        # every statement, fact, verdict and score equal too (KV-cache reuse evaluates a prompt in other
+        # chunks than a fresh evaluation; float rounding can flip a greedy near-tie, rarely)
+        "identical_traces": all(it["reference"]["trace"] == it["scheduled"]["trace"] for it in items),
         "per_stage": per_stage,
     }
 
@@ -138,7 +144,7 @@ def markdown(summary: dict, meta: dict) -> str:
                          f"{r['nli_ms']:.0f} |")
     lines += ["", "| total | value |", "|---|---:|"]
     for k in ("wall_s_sequential", "wall_s_scheduled", "speedup", "llm_busy_s", "overlap_ratio",
-              "stage2_prompt_tokens_saved", "identical_answers"):
+              "stage2_prompt_tokens_saved", "identical_answers", "identical_traces"):
         lines.append(f"| {k} | {summary[k]} |")
     return "\n".join(lines) + "\n"
 

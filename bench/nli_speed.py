@@ -10,6 +10,8 @@ words, about the length of a retrieved passage) are scored by
   c. ``onnx_fp32``:      ONNX Runtime fp32, length-bucketed batches (exported on first use)
   d. ``onnx_int8_cold``: the shipped int8 model behind the dynamic batcher, empty cache
   e. ``cache_warm``:     the same pairs again through the same batcher: every pair a cache hit
+  f. ``onnx_int8_dynamic``: onnxruntime dynamic int8 (integer compute; scores depend on the batch,
+                         so it is not shipped), batched, for comparison
 
 Each variant runs once over all pairs after one warm-up call; pairs/s = pairs / wall seconds.
 Label agreement is measured against (a) at the checker's threshold (models.toml). Every runtime
@@ -99,14 +101,16 @@ def torch_scorers(src: Path, max_length: int, threads: int):
     return one, batched
 
 
-def fp32_onnx(src: Path, cache_dir: Path) -> Path:
-    """The fp32 ONNX export of ``src`` (made once with ``export_cross_encoder(quantize="none")``)."""
-    out = cache_dir / f"{src.name}-fp32"
+def exported(src: Path, cache_dir: Path, quantize: str) -> Path:
+    """An ONNX export of ``src`` made once with ``export_cross_encoder(quantize=...)`` (int8-dynamic
+    with the gate opened: it is measured, never shipped)."""
+    out = cache_dir / f"{src.name}-{quantize}"
     if not (out / "manifest.json").is_file():
         from vericite.export.nli_onnx import export_cross_encoder
 
-        log.info("exporting %s to fp32 ONNX in %s (once)", src, out)
-        export_cross_encoder(src, out, quantize="none")
+        log.info("exporting %s to ONNX (%s) in %s (once)", src, quantize, out)
+        loose = {"min_agreement": 0.0, "max_abs_dp": 1.0} if quantize == "int8-dynamic" else {}
+        export_cross_encoder(src, out, quantize=quantize, **loose)
     return out
 
 
@@ -129,9 +133,11 @@ def run(n: int, *, nli: str | None = None, src: Path | None = None, t5: bool = F
     threads = os.cpu_count() or 1
     pairs = load_pairs(n)
     one, batched = torch_scorers(src, spec.max_length, threads)
-    fp32_dir = fp32_onnx(src, Path.home() / ".cache" / "vericite" / "bench")
-    onnx32 = OnnxCrossEncoder(fp32_dir / "model.onnx", fp32_dir / "tokenizer.json", max_length=spec.max_length,
-                              entailment_index=spec.entailment_index, name="fp32", intra_op_threads=threads)
+    cache_dir = Path.home() / ".cache" / "vericite" / "bench"
+    fp32_dir, dyn_dir = exported(src, cache_dir, "none"), exported(src, cache_dir, "int8-dynamic")
+    onnx32, dyn = (OnnxCrossEncoder(d / "model.onnx", d / "tokenizer.json", max_length=spec.max_length,
+                                    entailment_index=spec.entailment_index, name=d.name, intra_op_threads=threads)
+                   for d in (fp32_dir, dyn_dir))
     int8 = OnnxCrossEncoder(verify(spec), tokenizer_path(spec), max_length=spec.max_length,
                             entailment_index=spec.entailment_index, name=spec.name, file_sha256=spec.sha256,
                             intra_op_threads=threads)
@@ -151,6 +157,7 @@ def run(n: int, *, nli: str | None = None, src: Path | None = None, t5: bool = F
             t0 = time.perf_counter()
             p = batcher.scores(pairs)
             results[name] = (np.asarray(p, dtype=np.float64), time.perf_counter() - t0)
+    results["onnx_int8_dynamic"] = _timed(dyn.scores, pairs)
     ref, ref_s = results["torch_one"]
     thr = spec.threshold
     out = {

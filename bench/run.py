@@ -10,8 +10,8 @@ metrics, report methods side by side.
 and fsync'd, so a crash loses at most the item in flight; a rerun skips items already there
 (key: method, dataset, id) and repairs a torn last line. An item that fails stops the run
 (finished items stay). ``eval`` scores result rows with the evaluator's NLI model (``--nli``, a
-setting separate from the pipeline's checker; both names are reported with every result) through a
-(premise, hypothesis) memo. Metric rules: ``bench/alce.py``. Also ``python -m vericite.bench.run
+setting separate from the pipeline's checker; both names are reported with every result) through the
+premise-hypothesis cache (sqlite, ``--nli-cache``: a rerun scores nothing). Metric rules: ``bench/alce.py``. Also ``python -m vericite.bench.run
 {run,eval,report} ...``.
 """
 from __future__ import annotations
@@ -449,20 +449,10 @@ def _merge_evals(paths: list[str]) -> dict:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """``python -m vericite.bench.run {run,eval,report} ...`` (the same as ``vericite run|eval|report``)."""
-    argv = list(sys.argv[1:] if argv is None else argv)
-    cmds = {"run": run_main, "eval": eval_main, "report": report_main}
-    if not argv or argv[0] not in cmds:
-        print(f"usage: python -m vericite.bench.run {{{','.join(cmds)}}} ...", file=sys.stderr)
-        return 2
-    logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s", stream=sys.stderr)
-    try:
-        return cmds[argv[0]](argv[1:])
-    except VeriCiteError as e:
-        print(f"error: {e}", file=sys.stderr)
-        return 2
-    except KeyboardInterrupt:
-        return 130
+    """``python -m vericite.bench.run {run,eval,report} ...``: the same as ``vericite run|eval|report``."""
+    from vericite.engine.cli import main as cli_main
+
+    return cli_main(list(sys.argv[1:] if argv is None else argv))
 
 
 if __name__ == "__main__":
