@@ -110,6 +110,7 @@ _BENCHES = {
     "gate": ("vericite.bench.gate", "calibrate the usefulness gate on labelled documents"),
     "nli": ("vericite.bench.nli_speed", "NLI pairs/s: PyTorch one pair per call vs ONNX batched, cache"),
     "latency": ("vericite.bench.latency", "the authors' sequential order vs the scheduler, per stage"),
+    "citation-check": ("vericite.bench.citation_check", "a checker on held-out NLI, swap pairs, HotpotQA support, the brief's example"),
 }
 
 
@@ -117,7 +118,17 @@ def _cmd_bench(args: argparse.Namespace) -> int:
     import importlib
 
     module = importlib.import_module(_BENCHES[args.what][0])
+    if args.what == "citation-check":  # takes its registry as --models
+        return module.main(args.rest + (["--models", args.models] if args.models else []))
     return module.main(args.rest, models_toml=args.models)
+
+
+def _cmd_train(args: argparse.Namespace) -> int:
+    try:
+        from vericite.export.train_nli import main as train_main
+    except ImportError as e:
+        raise VeriCiteError(f"training needs the `export` extra: pip install -e '.[export]' ({e})") from e
+    return train_main(args.rest)
 
 
 def _cmd_quality(args: argparse.Namespace) -> int:
@@ -185,6 +196,10 @@ def build_parser() -> argparse.ArgumentParser:
     en.add_argument("--external-data", action=argparse.BooleanOptionalAction, default=None,
                     help="T5 only: weights in model.onnx.data (automatic above 1.8 GB; TRUE-11B needs it)")
     en.set_defaults(func=_cmd_export)
+    et = esub.add_parser("train-nli", help="fine-tune a binary NLI cross-encoder (see `vericite export train-nli --help`)",
+                         add_help=False, prefix_chars="\x00")
+    et.add_argument("rest", nargs=argparse.REMAINDER)
+    et.set_defaults(func=_cmd_train)
     b = sub.add_parser("bench", help="benchmarks (bench/): " + "; ".join(f"{k} = {v[1]}" for k, v in _BENCHES.items()))
     b.add_argument("what", choices=list(_BENCHES))
     b.add_argument("rest", nargs=argparse.REMAINDER, help="options of the benchmark (see --help after its name)")
