@@ -18,7 +18,9 @@ registry's ``max_length`` and ``premise_window``), from ``shared/data``:
 ``hotpotqa``  support accuracy on the test items' supporting facts (all of them): positive =
               fact vs (first distractor + newline + its own paragraph), as stage 1 builds a premise;
               negative = fact vs the first two distractor paragraphs (``bench/nli_window.py``'s
-              construction). Recall, false-accept rate and balanced accuracy.
+              construction). Recall, false-accept rate and balanced accuracy; also the share of
+              facts accepted against their own paragraph alone (stage 2's premise), which is
+              the recall that the swap-rejection rate trades against.
 ``demo``      the brief's example (``demo_yandex_market.json``): "launched in 2000" accepted and
               "launched in 2001" rejected against document 1, each product category accepted
               against its document; in the Russian original and in an English translation
@@ -34,9 +36,11 @@ so that checker has seen the test items' scores once, when its threshold was pic
 SNLI test: the bench's sample and the calibration sample are disjoint seeded samples.
 
 Calibration (``--calibrate``): :func:`calibrate_threshold` picks the lowest threshold whose
-precision reaches ``--target-precision`` on the calibration pairs (positives: facts of items 5-99
-vs distractor + own paragraph; negatives: the same facts vs two distractors, and their hard
-negatives vs their own paragraph; the base rate is recorded, precision depends on it), also
+precision reaches ``--target-precision`` on a balanced calibration set (positives: facts of items
+5-99 vs distractor + own paragraph (stage 1) and vs their own paragraph alone (stage 2); as many
+negatives, half of them facts vs two distractors, half
+hard negatives of the facts vs their own paragraph, seeded samples; precision depends on this
+base rate of 0.5, so it is recorded with the false-accept rates of both negative kinds), also
 reported for other targets (``by_target``); then :func:`calibrate_bands` places the graded scale
 (1 verbatim, 2 paraphrase, 3 partial, 4 not supported) on the score axis: b2 = the threshold, b1
 between verbatim facts (grade 1) and entailed SNLI test pairs of a calibration sample disjoint
@@ -147,9 +151,13 @@ def calibrate_threshold(scores: Sequence[float], labels: Sequence[int | bool], t
                        n_pos=n_pos, n_neg=int(len(y) - n_pos))
 
 
-def _balanced_cut(hi: np.ndarray, lo: np.ndarray, low: float, high: float) -> float:
+def _balanced_cut(hi: np.ndarray, lo: np.ndarray, low: float, high: float) -> tuple[float, float]:
     """The cut in [low, high] maximising balanced accuracy between ``hi`` (should be >= cut) and
-    ``lo`` (should be < cut); midpoints between distinct scores are the candidates."""
+    ``lo`` (should be < cut); midpoints between distinct scores are the candidates.
+
+    Returns:
+        ``(cut, balanced accuracy at the cut)``.
+    """
     cand = np.unique(np.r_[hi, lo, low, high])
     cand = cand[(cand >= low) & (cand <= high)]
     mids = np.unique(np.r_[low, high, (cand[1:] + cand[:-1]) / 2.0])
@@ -158,15 +166,19 @@ def _balanced_cut(hi: np.ndarray, lo: np.ndarray, low: float, high: float) -> fl
         ba = 0.5 * ((hi >= c).mean() if len(hi) else 1.0) + 0.5 * ((lo < c).mean() if len(lo) else 1.0)
         if ba > best + 1e-12:
             best, best_cut = ba, float(c)
-    return best_cut
+    return best_cut, best
 
 
-def calibrate_bands(scores_by_grade: Mapping[int, Sequence[float]], accept_threshold: float) -> dict[str, float]:
+def calibrate_bands(scores_by_grade: Mapping[int, Sequence[float]], accept_threshold: float,
+                    min_gain: float = 0.05) -> dict[str, float]:
     """Score bands for the graded scale: grade 1 if P >= b1, 2 if P >= b2, 3 if P >= b3, else 4.
 
     ``b2`` is the accept threshold (grades 1-2 are "supported"); ``b1`` in [b2, 1] maximises
     balanced accuracy between verbatim (grade 1) and paraphrase (grade 2) scores; ``b3`` in
-    [0, b2] does the same between partial (3) and not-supported (4) scores.
+    [0, b2] does the same between partial (3) and not-supported (4) scores. A cut that separates
+    its two grades no better than chance + ``min_gain`` (balanced accuracy <= 0.5 + min_gain) is
+    not a band: then b1 = 1.0 (grade 1 only from a verbatim check, see :func:`grade`) or b3 = 0.0
+    (no "partial" band).
 
     Args:
         scores_by_grade: grade (1-4) -> P(entailment) of calibration examples of that grade.
@@ -177,8 +189,12 @@ def calibrate_bands(scores_by_grade: Mapping[int, Sequence[float]], accept_thres
     """
     g = {k: np.asarray(scores_by_grade.get(k, ()), dtype=np.float64) for k in (1, 2, 3, 4)}
     b2 = float(accept_threshold)
-    b1 = _balanced_cut(g[1], g[2], b2, 1.0)
-    b3 = _balanced_cut(g[3], g[4], 0.0, b2)
+    b1, ba1 = _balanced_cut(g[1], g[2], b2, 1.0)
+    b3, ba3 = _balanced_cut(g[3], g[4], 0.0, b2)
+    if ba1 <= 0.5 + min_gain:
+        b1 = 1.0
+    if ba3 <= 0.5 + min_gain:
+        b3 = 0.0
     return {"1": round(b1, 6), "2": round(b2, 6), "3": round(b3, 6)}
 
 
@@ -431,6 +447,7 @@ class CitationCheck:
         rec, fa = float((ps >= threshold).mean()), float((ns >= threshold).mean())
         rep["hotpotqa"] = {"items": f"{TEST_ITEMS[0]}-{TEST_ITEMS[1] - 1}", "n_pos": len(pos), "n_neg": len(neg),
                            "recall": round(rec, 4), "false_accept": round(fa, 4),
+                           "recall_own_paragraph": round(float((hot_orig >= threshold).mean()), 4),
                            "accuracy": round((rec + 1 - fa) / 2, 4),
                            "auc": round(_auc(np.r_[ps, ns], np.r_[np.ones(len(ps)), np.zeros(len(ns))]), 4)}
 
@@ -473,11 +490,18 @@ class CitationCheck:
         """Threshold for ``target_precision`` and grade bands, on the calibration items (5-99) and
         the calibration SNLI sample. Returns a JSON-ready dict (``threshold``, ``bands``, figures)."""
         pos, neg = self.support_pairs(self.calib_facts)
-        ps = checker.scores(pos).astype(np.float64)
+        ps1 = checker.scores(pos).astype(np.float64)  # stage 1: distractor + own paragraph
+        ps2 = checker.scores([(f["own"], f["fact"]) for f in self.calib_facts]).astype(np.float64)  # stage 2
+        ps = np.r_[ps1, ps2]
         ns = checker.scores(neg).astype(np.float64)
         sw = checker.scores([(e.premise, e.hypothesis) for e in self.calib_swaps]).astype(np.float64)
-        scores = np.r_[ps, ns, sw]
-        labels = np.r_[np.ones(len(ps)), np.zeros(len(ns) + len(sw))]
+        # balanced set: every positive, as many negatives, half distractor pairs, half hard negatives
+        rng = np.random.default_rng(self.seed)
+        half = len(ps) // 2
+        ns_b = ns[np.sort(rng.choice(len(ns), min(half, len(ns)), replace=False))]
+        sw_b = sw[np.sort(rng.choice(len(sw), min(len(ps) - len(ns_b), len(sw)), replace=False))]
+        scores = np.r_[ps, ns_b, sw_b]
+        labels = np.r_[np.ones(len(ps)), np.zeros(len(ns_b) + len(sw_b))]
         cal = calibrate_threshold(scores, labels, target_precision)
         by_target: dict[str, Any] = {}
         for t in sorted({0.8, 0.9, 0.95, 0.98, target_precision}):
@@ -490,7 +514,7 @@ class CitationCheck:
         partial = checker.scores(self.partial_pairs(self.calib_facts)).astype(np.float64)
         # grade 4 = nothing of the claim is in the premise (distractors); a hard negative is
         # "partly supported" (all but one detail), so where swaps land is reported, not fitted
-        by_grade = {1: ps, 2: para, 3: partial, 4: ns}
+        by_grade = {1: ps1, 2: para, 3: partial, 4: ns}
         bands = calibrate_bands(by_grade, cal.threshold)
         recovered = {str(g): round(float(np.mean([grade(s, bands) == g for s in v])), 4) if len(v) else None
                      for g, v in by_grade.items()}
@@ -503,13 +527,19 @@ class CitationCheck:
             "by_target": by_target,
             "calibration_data": {
                 "hotpotqa_items": f"{CALIBRATION_ITEMS[0]}-{CALIBRATION_ITEMS[1] - 1}",
-                "positives": f"{len(ps)} supporting facts vs distractor + own paragraph",
-                "negatives": f"{len(ns)} facts vs two distractors + {len(sw)} hard negatives vs own paragraph",
+                "positives": (f"{len(ps1)} supporting facts vs distractor + own paragraph (stage 1) and the same "
+                              f"facts vs their own paragraph alone (stage 2)"),
+                "recall_stage1": round(float((ps1 >= cal.threshold).mean()), 4),
+                "recall_stage2": round(float((ps2 >= cal.threshold).mean()), 4),
+                "negatives": (f"{len(ns_b)} of {len(ns)} facts vs two distractors + {len(sw_b)} of {len(sw)} hard "
+                              f"negatives vs own paragraph (seeded sample, balanced with the positives)"),
                 "base_rate": round(len(ps) / len(scores), 4),
+                "false_accept_distractor": round(float((ns >= cal.threshold).mean()), 4),
+                "false_accept_hard_negative": round(float((sw >= cal.threshold).mean()), 4),
             },
             "bands": bands,
             "grades": GRADES,
-            "band_data": {"1": f"{len(ps)} verbatim facts (HotpotQA calibration items)",
+            "band_data": {"1": f"{len(ps1)} verbatim facts (HotpotQA calibration items, stage-1 premise)",
                           "2": f"{len(para)} entailed SNLI test pairs (calibration sample, disjoint from the bench's)",
                           "3": f"{len(partial)} facts with an unsupported distractor sentence appended",
                           "4": f"{len(ns)} facts vs two distractor paragraphs"},
@@ -584,6 +614,7 @@ def _table(rep: dict[str, Any]) -> str:
              f"| swap rejection, SNLI (n={sw['snli']['all']['n']}) | {sw['snli']['all']['rejected']:.3f} |",
              f"| HotpotQA support: recall / false accepts / balanced acc (n={hp['n_pos']}+{hp['n_neg']}) | "
              f"{hp['recall']:.3f} / {hp['false_accept']:.3f} / {hp['accuracy']:.3f} |",
+             f"| HotpotQA facts vs their own paragraph accepted (stage 2) | {hp.get('recall_own_paragraph', float('nan')):.3f} |",
              f"| demo (en): 2000 / 2001 scores, categories accepted | {d['en']['year_2000']:.3f} / "
              f"{d['en']['year_2001']:.3f}, {d['en']['categories_ok']}/{d['en']['categories']} |",
              f"| demo (ru): 2000 / 2001 scores, categories accepted | {d['ru']['year_2000']:.3f} / "
@@ -622,6 +653,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--calibrate", action="store_true", help="calibrate threshold and bands first, report at that threshold")
     ap.add_argument("--target-precision", type=float, default=0.95)
     ap.add_argument("--write-calibration", help="write the calibration JSON to this file")
+    ap.add_argument("--calibrate-only", action="store_true", help="calibrate (and write), print it, skip the bench")
     ap.add_argument("--json", action="store_true", help="print the full report as JSON")
     args = ap.parse_args(argv)
     if args.model_dir and args.premise_window is None:
@@ -630,7 +662,7 @@ def main(argv: list[str] | None = None) -> int:
     checker, thr, stamp = load(args)
     bench = CitationCheck(Path(args.shared), n_snli=args.n_snli, n_xnli=args.n_xnli, seed=args.seed)
     cal = None
-    if args.calibrate:
+    if args.calibrate or args.calibrate_only:
         t0 = time.perf_counter()
         cal = bench.calibrate(checker, args.target_precision)
         cal["seconds"] = round(time.perf_counter() - t0, 1)
@@ -639,6 +671,9 @@ def main(argv: list[str] | None = None) -> int:
             thr = cal["threshold"]
         if args.write_calibration:
             Path(args.write_calibration).write_text(json.dumps(cal, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+        if args.calibrate_only:
+            print(json.dumps(cal, indent=1, ensure_ascii=False))
+            return 0
     rep = bench.run(checker, thr)
     rep["stamp"] = {**stamp, "metric_version": METRIC_VERSION, "git_sha": _git_sha(), "seed": args.seed,
                     "n_snli": args.n_snli, "n_xnli": args.n_xnli, "hotpotqa_test_items": f"{TEST_ITEMS[0]}-{TEST_ITEMS[1] - 1}"}

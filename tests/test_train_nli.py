@@ -149,6 +149,9 @@ def test_grade_bands():
     b = calibrate_bands(by_grade, 0.7)
     assert b["2"] == 0.7 and 0.9 < b["1"] <= 0.98 and 0.2 < b["3"] <= 0.4
     assert all(grade(s, b) == g for g, v in by_grade.items() for s in v)
+    # verbatim scoring no higher than paraphrase: no score band for grade 1
+    b = calibrate_bands({1: [0.8, 0.85], 2: [0.9, 0.95], 3: [0.4], 4: [0.1]}, 0.7)
+    assert b["1"] == 1.0 and grade(0.99, b) == 2 and grade(0.99, b, verbatim=True) == 1
 
 
 # ------------------------------------------------------------------------------------------------
