@@ -33,6 +33,7 @@ from pathlib import Path
 import numpy as np
 from vericite.engine.errors import ConfigError, InputError
 from vericite.engine.grammar import citation_grammar
+from vericite.engine.pipeline import fit_documents
 from vericite.engine.prompts import PROMPTS_DIR
 from vericite.engine.records import Document
 
@@ -182,18 +183,9 @@ class Vanilla:
                      {"role": "assistant", "content": d["answer"]}]
         fixed = sum(self.llm.count_tokens(m["content"]) for m in msgs) + self.llm.count_tokens(self.prompt.user(question, ""))
         budget = self.llm.n_ctx - self.prompt.max_tokens - fixed - _MARGIN_TOKENS - 8 * len(msgs)
-        per_doc = budget // max(1, len(docs)) - self.llm.count_tokens(self.prompt.doc(1, "", ""))
-        if per_doc < 16:
-            raise InputError(f"{len(docs)} documents do not fit the LLM context ({self.llm.n_ctx} tokens) after "
-                             f"{len(self.demos)} demos; use fewer --shots or --ndoc")
-        parts = []
-        for i, d in enumerate(docs, start=1):
-            title, _ = self.llm.truncate(d.title, 32)
-            text, cut = self.llm.truncate(d.text, per_doc - self.llm.count_tokens(title))
-            if cut and f"document [{i}] truncated to fit the LLM context" not in warnings:
-                warnings.append(f"document [{i}] truncated to fit the LLM context")
-            parts.append(self.prompt.doc(i, title, text))
-        return msgs + [{"role": "user", "content": self.prompt.user(question, "".join(parts))}]
+        block = fit_documents(self.llm, docs, budget, self.prompt.doc, warnings,
+                              hint=f"after {len(self.demos)} demos; use fewer --shots or --ndoc")
+        return msgs + [{"role": "user", "content": self.prompt.user(question, block)}]
 
     def __call__(self, item: dict) -> dict:
         """Answer one item. Returns {"output": text, "warnings": [...], "trace": {"llm_calls": [...]}}.

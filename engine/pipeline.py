@@ -374,19 +374,8 @@ class VeriCite:
     def _docs_block(self, step: str, question: str, docs: list[Document], warnings: list[str],
                     statements: str = "") -> str:
         """All documents rendered for ``step``, each cut to an equal share of the context if needed."""
-        budget = self._budget(step, question, statements)
-        per_doc = budget // len(docs) - self.llm.count_tokens(self.prompts.doc(1, "", ""))
-        if per_doc < 16:
-            raise InputError(f"{len(docs)} documents do not fit the LLM context ({self.llm.n_ctx} tokens) for "
-                             f"{step}; pass fewer documents (--ndoc) or use a model with a larger context")
-        parts = []
-        for i, d in enumerate(docs, start=1):
-            title, _ = self.llm.truncate(d.title, 32)
-            text, cut = self.llm.truncate(d.text, per_doc - self.llm.count_tokens(title))
-            if cut:
-                _warn_once(warnings, f"document [{i}] truncated to fit the LLM context")
-            parts.append(self.prompts.doc(i, title, text))
-        return "".join(parts)
+        return fit_documents(self.llm, docs, self._budget(step, question, statements), self.prompts.doc, warnings,
+                             hint=f"for {step}; pass fewer documents (--ndoc) or use a model with a larger context")
 
     def _fit_one(self, step: str, question: str, doc: Document, warnings: list[str], number: int) -> str:
         text, cut = self.llm.truncate(doc.text, self._budget(step, question))
@@ -420,6 +409,26 @@ class VeriCite:
         if self.settings.lang != "auto":
             return self.settings.lang
         return "ru" if re.search(r"[а-яА-ЯёЁ]", question) else "en"
+
+
+def fit_documents(llm: LLM, docs: Sequence[Document], budget: int, render, warnings: list[str], *, hint: str) -> str:
+    """All documents rendered with ``render(number, title, text)``, each cut to an equal share of
+    ``budget`` tokens if needed (titles to 32 tokens); a cut adds one warning per document.
+
+    Raises:
+        InputError: a document would get fewer than 16 tokens (the message ends with ``hint``).
+    """
+    per_doc = budget // max(1, len(docs)) - llm.count_tokens(render(1, "", ""))
+    if per_doc < 16:
+        raise InputError(f"{len(docs)} documents do not fit the LLM context ({llm.n_ctx} tokens) {hint}")
+    parts = []
+    for i, d in enumerate(docs, start=1):
+        title, _ = llm.truncate(d.title, 32)
+        text, cut = llm.truncate(d.text, per_doc - llm.count_tokens(title))
+        if cut:
+            _warn_once(warnings, f"document [{i}] truncated to fit the LLM context")
+        parts.append(render(i, title, text))
+    return "".join(parts)
 
 
 def _with_citations(s: Statement) -> str:
