@@ -20,7 +20,8 @@ registry's ``max_length`` and ``premise_window``), from ``shared/data``:
               negative = fact vs the first two distractor paragraphs (``bench/nli_window.py``'s
               construction). Recall, false-accept rate and balanced accuracy; also the share of
               facts accepted against their own paragraph alone (stage 2's premise), which is
-              the recall that the swap-rejection rate trades against.
+              the recall that the swap-rejection rate trades against, and against their own
+              paragraph followed by a distractor (``recall_own_first``: position bias).
 ``demo``      the brief's example (``demo_yandex_market.json``): "launched in 2000" accepted and
               "launched in 2001" rejected against document 1, each product category accepted
               against its document; in the Russian original and in an English translation
@@ -65,6 +66,9 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+
+from vericite.engine.grading import grade, is_verbatim  # noqa: F401  (re-exported for the bench's users)
+from vericite.engine.guard import NumberGuard
 from vericite.engine.models import REPO_ROOT, Registry, model_path, sha256_file
 from vericite.engine.nli import OnnxCrossEncoder, load_checker
 
@@ -196,53 +200,6 @@ def calibrate_bands(scores_by_grade: Mapping[int, Sequence[float]], accept_thres
         b3 = 0.0
     return {"1": round(b1, 6), "2": round(b2, 6), "3": round(b3, 6)}
 
-
-def is_verbatim(premise: str, hypothesis: str) -> bool:
-    """True when the hypothesis (case, whitespace and final punctuation ignored) occurs in the premise."""
-    def norm(s: str) -> str:
-        return " ".join(s.lower().split()).strip(" .!?;:")
-
-    h = norm(hypothesis)
-    return bool(h) and h in norm(premise)
-
-
-def grade(score: float, bands: Mapping[str, float], *, verbatim: bool | None = None) -> int:
-    """The graded verdict of one P(entailment): 1 verbatim, 2 paraphrase, 3 partial, 4 not supported.
-
-    P(entailment) says how sure the checker is, not whether the words are the premise's own, so
-    band b1 separates verbatim from paraphrase only as well as the calibration data allow (see
-    ``grade_recovered_on_calibration`` in calibration.json). Pass ``verbatim`` (e.g.
-    :func:`is_verbatim`) to decide grade 1 by the text instead: then b1 is not used.
-
-    Args:
-        score: P(entailment) in [0, 1].
-        bands: lower bounds ``{"1": b1, "2": b2, "3": b3}`` with b1 >= b2 >= b3 (as stored in
-            ``calibration.json``; integer keys are accepted too).
-        verbatim: None = bands only; True/False = grade 1 iff verbatim and score >= b2.
-
-    Returns:
-        1 if score >= b1, 2 if score >= b2, 3 if score >= b3, else 4 (with ``verbatim``: 1 if
-        verbatim and score >= b2).
-
-    Raises:
-        ValueError: missing keys or bands not in decreasing order.
-    """
-    try:
-        b = [float(bands[k] if k in bands else bands[int(k)]) for k in ("1", "2", "3")]  # type: ignore[index]
-    except KeyError as e:
-        raise ValueError(f"bands need keys '1', '2', '3', got {sorted(map(str, bands))}") from e
-    if not b[0] >= b[1] >= b[2]:
-        raise ValueError(f"bands must decrease (b1 >= b2 >= b3), got {b}")
-    if verbatim is not None and score >= b[1]:
-        return 1 if verbatim else 2
-    for g, lower in zip((1, 2, 3), b):
-        if score >= lower:
-            return g
-    return 4
-
-
-# ------------------------------------------------------------------------------------------------
-# data
 
 def _jsonl(path: Path) -> list[dict]:
     return [json.loads(x) for x in path.read_text(encoding="utf-8").splitlines() if x.strip()]
@@ -443,10 +400,14 @@ class CitationCheck:
         pos, neg = self.support_pairs(self.test_facts)
         ps = checker.scores(pos).astype(np.float64)
         ns = checker.scores(neg).astype(np.float64)
+        # the supporting paragraph first, a distractor after it (stage 1's premise when the first cited
+        # document is the supporting one): a checker trained only on "distractor + own" can learn position
+        pf = checker.scores([(f["own"] + "\n" + f["d1"], f["fact"]) for f in self.test_facts]).astype(np.float64)
         rec, fa = float((ps >= threshold).mean()), float((ns >= threshold).mean())
         rep["hotpotqa"] = {"items": f"{TEST_ITEMS[0]}-{TEST_ITEMS[1] - 1}", "n_pos": len(pos), "n_neg": len(neg),
                            "recall": round(rec, 4), "false_accept": round(fa, 4),
                            "recall_own_paragraph": round(float((hot_orig >= threshold).mean()), 4),
+                           "recall_own_first": round(float((pf >= threshold).mean()), 4),
                            "accuracy": round((rec + 1 - fa) / 2, 4),
                            "auc": round(_auc(np.r_[ps, ns], np.r_[np.ones(len(ps)), np.zeros(len(ns))]), 4)}
 
@@ -646,12 +607,20 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--target-precision", type=float, default=0.95)
     ap.add_argument("--write-calibration", help="write the calibration JSON to this file")
     ap.add_argument("--calibrate-only", action="store_true", help="calibrate (and write), print it, skip the bench")
+    ap.add_argument("--number-guard", action=argparse.BooleanOptionalAction, default=None,
+                    help="put engine/guard.py's number guard in front of the checker (default: the registry entry's "
+                         "number_guard; off for --model-dir)")
     ap.add_argument("--json", action="store_true", help="print the full report as JSON")
     args = ap.parse_args(argv)
     if args.model_dir and args.premise_window is None:
         args.premise_window = 128
     logging.basicConfig(level=logging.WARNING)
     checker, thr, stamp = load(args)
+    if args.number_guard and not isinstance(checker, NumberGuard):
+        checker = NumberGuard(checker)
+    elif args.number_guard is False and isinstance(checker, NumberGuard):
+        checker = checker.checker
+    stamp["number_guard"] = isinstance(checker, NumberGuard)
     bench = CitationCheck(Path(args.shared), n_snli=args.n_snli, n_xnli=args.n_xnli, seed=args.seed)
     cal = None
     if args.calibrate or args.calibrate_only:

@@ -3,7 +3,8 @@
 :func:`load_items` returns one dict per item::
 
     {"id": str, "index": int (0-based row in the file), "dataset": "asqa" | "eli5" | "hotpotqa" | "musique",
-     "question": str, "docs": [Document] (at most ndoc, default 5), "gold": {...}}
+     "question": str, "docs": [Document] (at most ndoc, default 5), "gold": {...},
+     "supporting": [bool] per document (``is_supporting`` flags) or None}
 
 gold: ASQA ``{"qa_pairs": [{"question", "short_answers"}], "answer"}``; ELI5 ``{"claims", "answer"}``;
 HotpotQA / MuSiQue ``{"answers": [answer, *aliases]}``.
@@ -27,14 +28,13 @@ The dataset is read from the item's fields (``qa_pairs`` -> asqa, ``claims`` -> 
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 from vericite.engine.errors import InputError
 from vericite.engine.records import Document
+from vericite.engine.relevance import bm25_scores
 
 DATASETS = ("asqa", "eli5", "hotpotqa", "musique")
 
@@ -84,20 +84,9 @@ def detect_dataset(row: dict) -> str | None:
     return None
 
 
-_TOKEN = re.compile(r"\w+")
-
-
-def tokenize(text: str) -> list[str]:
-    """BM25 tokens: lower-cased ``\\w+`` runs."""
-    return _TOKEN.findall(text.lower())
-
-
 def bm25_order(question: str, docs: list[Document]) -> list[int]:
     """Indices of ``docs`` by BM25 score against ``question``, highest first, ties by index."""
-    from rank_bm25 import BM25Okapi
-
-    corpus = [tokenize(f"{d.title} {d.text}") or ["_"] for d in docs]  # BM25Okapi rejects empty docs
-    scores = np.asarray(BM25Okapi(corpus).get_scores(tokenize(question)), dtype=np.float64)
+    scores = bm25_scores(question, [f"{d.title} {d.text}" for d in docs])
     return sorted(range(len(docs)), key=lambda i: (-scores[i], i))
 
 
@@ -155,12 +144,13 @@ def item_from_row(row: Any, *, index: int, where: str, dataset: str | None = Non
     docs = [_doc(d, f"{where}, document {i + 1}") for i, d in enumerate(raw_docs)]
     supporting = [bool(isinstance(d, dict) and d.get("is_supporting")) for d in raw_docs]
     if ds in ("hotpotqa", "musique") and any(supporting):
-        docs = [docs[i] for i in select_bm25(question, docs, supporting, ndoc)]
+        order = select_bm25(question, docs, supporting, ndoc)
+        docs, flags = [docs[i] for i in order], [supporting[i] for i in order]
     else:
-        docs = docs[:ndoc]
+        docs, flags = docs[:ndoc], None
     rid = row.get("id") or row.get("_id") or row.get("sample_id")
     return {"id": str(rid) if rid not in (None, "") else f"{ds}-{index}", "index": index, "dataset": ds,
-            "question": question, "docs": docs, "gold": _gold(row, ds, where)}
+            "question": question, "docs": docs, "gold": _gold(row, ds, where), "supporting": flags}
 
 
 def load_items(path: str | Path, *, dataset: str | None = None, ndoc: int = 5, start: int = 0,

@@ -2,8 +2,10 @@
 
 `vericite bench gate --data shared/data/hotpotqa.jsonl --start 5 --limit 20 [--llm NAME]`
 
-For each item, the documents the pipeline would use (``--ndoc``, supporting ones kept) are
-gated two ways: P(Yes) from one forward pass (``yes_probability``) and, with ``--greedy``, the
+For each item, the documents :func:`vericite.bench.datasets.load_items` picks (``--ndoc``: the
+supporting ones plus the distractors BM25 ranks highest, as the quality benchmarks use them) are
+rendered as stage 2 renders them (the profile's prompt set, format and trimming, or the
+overrides) and gated two ways: P(Yes) from one forward pass (``yes_probability``) and, with ``--greedy``, the
 greedy Yes/No under the grammar. Prints recall and precision of "useful" against
 ``is_supporting`` for a range of thresholds and the recommended threshold: the highest one with
 recall >= ``--target-recall`` (highest precision at that recall). Items from ``--start`` on, so
@@ -18,6 +20,8 @@ import time
 
 import numpy as np
 from tqdm import tqdm
+
+from vericite.engine import records as R
 
 
 def recall_precision(p: np.ndarray, y: np.ndarray, thr: float) -> tuple[float, float]:
@@ -36,11 +40,10 @@ def choose_threshold(p: np.ndarray, y: np.ndarray, target_recall: float) -> floa
 
 
 def main(argv: list[str] | None = None, *, models_toml: str | None = None) -> int:
-    from vericite.engine.docs import item_input, select_documents
     from vericite.engine.grammar import YES_NO
     from vericite.engine.loader import build_pipeline
 
-    from .items import read_items
+    from .datasets import load_items
 
     ap = argparse.ArgumentParser(prog="vericite bench gate", description=__doc__.splitlines()[0])
     ap.add_argument("--data", required=True)
@@ -51,24 +54,27 @@ def main(argv: list[str] | None = None, *, models_toml: str | None = None) -> in
     ap.add_argument("--threads", type=int)
     ap.add_argument("--target-recall", type=float, default=0.8)
     ap.add_argument("--greedy", action="store_true", help="also run the greedy grammar gate (slower)")
+    ap.add_argument("--prompts", help="override the LLM profile's prompt set (name or JSON path)")
+    ap.add_argument("--prompt-format", choices=R.PROMPT_FORMATS, help="override the LLM profile's prompt format")
+    ap.add_argument("--doc-tokens", type=int, help="override the LLM profile's document trimming (tokens, 0 = whole)")
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args(argv)
 
-    pipe = build_pipeline(models_toml=models_toml, llm=args.llm, threads=args.threads)
+    pipe = build_pipeline(models_toml=models_toml, llm=args.llm, threads=args.threads, prompts=args.prompts,
+                          prompt_format=args.prompt_format, doc_tokens=args.doc_tokens)
     llm = pipe.llm
-    rows = read_items(args.data)[args.start: args.start + args.limit]
-    scores, labels, greedy = [], [], []
+    items = load_items(args.data, ndoc=args.ndoc, start=args.start, limit=args.limit)
+    scores, labels, greedy, per_doc = [], [], [], []
     t0 = time.perf_counter()
-    for k, row in enumerate(tqdm(rows, desc=f"gate {llm.name}", file=sys.stderr)):
-        if not any(d.get("is_supporting") for d in row.get("docs", [])):
+    for it in tqdm(items, desc=f"gate {llm.name}", file=sys.stderr):
+        if not it["supporting"]:
             continue
-        q, docs = item_input(row, ndoc=args.ndoc, where=f"{args.data} item {args.start + k}")
-        flags = [bool(d.get("is_supporting")) for d in select_documents(row["docs"], args.ndoc)]
-        for i, (doc, flag) in enumerate(zip(docs, flags), start=1):
-            msgs = pipe.gate_messages(q, doc, i, [])
+        for i, (doc, flag) in enumerate(zip(it["docs"], it["supporting"]), start=1):
+            msgs = pipe.render(pipe.gate_messages(it["question"], doc, i, []))
             p, _ = llm.yes_probability(msgs, purpose=f"gate:{i}")
             scores.append(p)
             labels.append(flag)
+            per_doc.append({"item": it["index"], "doc": i, "p_yes": round(p, 4), "supporting": flag})
             if args.greedy:
                 greedy.append(llm.chat(msgs, max_tokens=2, purpose=f"gate:{i}", grammar=YES_NO).text.startswith("Yes"))
     seconds = time.perf_counter() - t0
@@ -78,10 +84,12 @@ def main(argv: list[str] | None = None, *, models_toml: str | None = None) -> in
     for t in sorted({0.05, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, round(thr, 4)}):
         r, pr = recall_precision(p, y, t)
         table.append({"threshold": t, "recall": round(r, 3), "precision": round(pr, 3), "useful": int((p >= t).sum())})
-    out = {"llm": llm.name, "documents": len(p), "supporting": int(y.sum()), "seconds": round(seconds, 1),
+    out = {"llm": llm.name, "prompts": pipe.prompts.tag, "prompt_format": pipe.settings.prompt_format,
+           "doc_tokens": pipe.settings.doc_tokens, "documents": len(p), "supporting": int(y.sum()), "seconds": round(seconds, 1),
            "argmax_recall_precision": [round(x, 3) for x in recall_precision(p, y, 0.5)],
            "recommended_threshold": thr, "target_recall": args.target_recall,
-           "recommended_recall_precision": [round(x, 3) for x in recall_precision(p, y, thr)], "table": table}
+           "recommended_recall_precision": [round(x, 3) for x in recall_precision(p, y, thr)], "table": table,
+           "documents_scored": per_doc}
     if greedy:
         g = np.array(greedy)
         tp = float((g & y).sum())
@@ -94,7 +102,7 @@ def main(argv: list[str] | None = None, *, models_toml: str | None = None) -> in
         print("| threshold | recall | precision | judged useful |\n|---|---|---|---|")
         for r in table:
             print(f"| {r['threshold']} | {r['recall']} | {r['precision']} | {r['useful']} |")
-        print(json.dumps({k: v for k, v in out.items() if k != "table"}))
+        print(json.dumps({k: v for k, v in out.items() if k not in ("table", "documents_scored")}))
     return 0
 
 

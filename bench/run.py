@@ -198,7 +198,7 @@ def load_evaluator(*, models_toml: str | None, nli: str | None, threshold: float
     if not 0.0 < thr < 1.0:
         raise ConfigError(f"--threshold must be in (0, 1), got {thr}")
     memo = alce.cached_scores(checker, nli_cache or None)
-    desc = {"nli": spec.name, "nli_sha256": spec.sha256, "ep": checker.ep, "threshold": thr}
+    desc = {"nli": checker.name, "nli_sha256": spec.sha256, "ep": checker.ep, "threshold": thr}  # name says "+number-guard"
     return memo, desc
 
 

@@ -21,6 +21,7 @@ def _cmd_answer(args: argparse.Namespace) -> int:
                           n_ctx=args.n_ctx, threads=args.threads, gpu_layers=args.gpu_layers,
                           threshold=args.threshold, lang=args.lang, citation_grammar=args.citation_grammar,
                           gate=args.gate, schedule=args.schedule, nli_threads=args.nli_threads,
+                          prompt_format=args.prompt_format, doc_tokens=args.doc_tokens,
                           nli_cache=args.nli_cache)
     log.info("question: %s (%d documents)", question, len(docs))
     try:
@@ -160,6 +161,11 @@ def build_parser() -> argparse.ArgumentParser:
     a.add_argument("--prompts", help="prompt set name or JSON path (default: the LLM's profile in models.toml)")
     a.add_argument("--citation-grammar", action=argparse.BooleanOptionalAction, default=None,
                    help="force every sentence of stages 1 and 3 to cite (default: the LLM's profile)")
+    a.add_argument("--prompt-format", choices=R.PROMPT_FORMATS,
+                   help="chat: the GGUF's chat template; completion: one plain prompt (default: the LLM's profile)")
+    a.add_argument("--doc-tokens", type=int,
+                   help="trim each document the LLM sees to its most question-relevant sentences within this many "
+                        "tokens, 0 = whole (default: the LLM's profile); NLI always checks the whole document")
     a.add_argument("--lang", default="auto", help="sentence-splitter language: auto, en, ru, ...")
     a.add_argument("--gate", choices=R.GATES,
                    help="usefulness gate: greedy Yes/No under a grammar, or P(Yes) >= the model's calibrated threshold")

@@ -6,35 +6,47 @@
 """
 from __future__ import annotations
 
+from typing import Collection
+
 YES_NO = 'root ::= "Yes" | "No"'
 
 
-def citation_grammar(n_docs: int, *, max_sentences: int = 6, max_citations: int = 3) -> str:
+def citation_grammar(n_docs: int, *, max_sentences: int = 6, max_citations: int = 3,
+                     allowed: Collection[int] | None = None) -> str:
     """A GBNF grammar for answers whose every sentence ends with in-range citations.
 
     Shape: ``sentence (" " sentence){0, max_sentences-1}``; a sentence is text without
     brackets, newlines or sentence-final punctuation, then either ``" [i]."`` or ``". [i]"``
     (1..max_citations marks, each ``1 <= i <= n_docs``): a model that wants to end its sentence
-    may write the full stop first, and is then made to cite. Decimal points inside a sentence
-    are not expressible (a known limit of this simple form).
+    may write the full stop first, and is then made to cite. A full stop followed directly by
+    another character stays inside the sentence ("3.5", "F.C", "U.S"), so decimals and
+    abbreviations survive; one followed by a space or a citation ends the sentence ("Jr. Smith"
+    cannot be written).
 
     Args:
         n_docs: number of documents given to the LLM (k >= 1).
         max_sentences: cap on sentences (the token cap still applies).
         max_citations: cap on marks per sentence.
+        allowed: the document numbers that may be cited (default: all of 1..n_docs). Stage 3
+            passes the documents its verified statements cite, so a merged sentence cannot move
+            to a document no verified statement came from.
 
     Raises:
-        ValueError: n_docs < 1, max_sentences < 1 or max_citations < 1.
+        ValueError: n_docs < 1, max_sentences < 1 or max_citations < 1, or ``allowed`` empty or
+            outside 1..n_docs.
     """
     if n_docs < 1 or max_sentences < 1 or max_citations < 1:
         raise ValueError(f"need n_docs, max_sentences, max_citations >= 1, got {n_docs}, {max_sentences}, {max_citations}")
-    nums = " | ".join(f'"{i}"' for i in range(n_docs, 0, -1))  # longest first: "10" before "1"
+    cites = sorted(set(allowed) if allowed is not None else range(1, n_docs + 1), reverse=True)
+    if not cites or cites[-1] < 1 or cites[0] > n_docs:
+        raise ValueError(f"allowed citations must be a non-empty subset of 1..{n_docs}, got {sorted(cites)}")
+    nums = " | ".join(f'"{i}"' for i in cites)  # longest first: "10" before "1"
     more = f" (cite){{0,{max_citations - 1}}}" if max_citations > 1 else ""
     rest = f' (" " sentence){{0,{max_sentences - 1}}}' if max_sentences > 1 else ""
     return "\n".join([
         f"root ::= sentence{rest}",
         'sentence ::= text (" " cites [.!?] | [.!?] " " cites)',
         f"cites ::= cite{more}",
-        r"text ::= [^\[\]\n.!?] [^\[\]\n.!?]*",
+        r"text ::= [^\[\]\n.!?] ([^\[\]\n.!?] | [.] [^\[\]\n.!? ])*",
         f'cite ::= "[" ({nums}) "]"',
     ])

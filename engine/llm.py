@@ -84,12 +84,13 @@ class LlamaCppLLM:
         return cut.rstrip() + " ...", True
 
     # -- calls ------------------------------------------------------------------------------
-    def chat(self, messages: list[dict[str, str]], *, max_tokens: int, purpose: str,
+    def chat(self, messages: list[dict[str, str]] | str, *, max_tokens: int, purpose: str,
              grammar: str | None = None) -> LLMCall:
-        """Run one greedy chat completion.
+        """Run one greedy chat completion, or a plain completion when ``messages`` is a string.
 
         Args:
-            messages: OpenAI-style ``[{"role": ..., "content": ...}]``.
+            messages: OpenAI-style ``[{"role": ..., "content": ...}]``, rendered with the GGUF's chat
+                template; or a plain prompt string, continued as is (BOS added, no template).
             max_tokens: generation cap (tokens).
             purpose: a label stored in the returned record ("answer", "gate:2", ...).
             grammar: optional GBNF text constraining the output.
@@ -110,15 +111,17 @@ class LlamaCppLLM:
         tokens = None
         if not self.reuse_prefix:
             self._llm.reset()  # forget the KV cache: the whole prompt is evaluated again
-        elif self._chat_format is None:
+        elif self._chat_format is None or isinstance(messages, str):
             tokens = self._prompt_tokens(messages)
             self._restore_anchor(tokens)
         llama_cpp.llama_perf_context_reset(ctx)
         t0 = time.perf_counter()
+        sampling = dict(temperature=0.0, top_k=1, top_p=1.0, max_tokens=max_tokens, seed=self.seed, **kwargs)
         try:
-            out = self._llm.create_chat_completion(
-                messages=messages, temperature=0.0, top_k=1, top_p=1.0, max_tokens=max_tokens,
-                seed=self.seed, **kwargs)
+            if isinstance(messages, str):
+                out = self._llm.create_completion(prompt=tokens or self._prompt_tokens(messages), **sampling)
+            else:
+                out = self._llm.create_chat_completion(messages=messages, **sampling)
         except ValueError as e:
             raise InferenceError(f"llama.cpp call '{purpose}' failed: {e}") from e
         wall_ms = (time.perf_counter() - t0) * 1000
@@ -136,7 +139,7 @@ class LlamaCppLLM:
             generation_ms=round(float(perf.t_eval_ms), 1),
             wall_ms=round(wall_ms, 1),
             finish_reason=str(choice.get("finish_reason")),
-            text=(choice["message"].get("content") or "").strip(),
+            text=((choice["text"] if isinstance(messages, str) else choice["message"].get("content")) or "").strip(),
         )
 
     # -- KV-cache anchors ----------------------------------------------------------------------
@@ -182,11 +185,14 @@ class LlamaCppLLM:
         log.debug("restored a KV-cache anchor: %d of %d prompt tokens reused", best_len, len(tokens))
 
     # -- scored answers ----------------------------------------------------------------------
-    def _prompt_tokens(self, messages: list[dict[str, str]]) -> list[int]:
-        """The chat prompt (GGUF template, generation prompt appended) as tokens."""
+    def _prompt_tokens(self, messages: list[dict[str, str]] | str) -> list[int]:
+        """The chat prompt (GGUF template, generation prompt appended) as tokens; a string prompt
+        is tokenised as is, after BOS."""
         from llama_cpp import llama_chat_format
 
         llm = self._llm
+        if isinstance(messages, str):
+            return llm.tokenize(messages.encode("utf-8"), add_bos=True, special=False)
         if self._chat_format is not None:
             raise ConfigError("scored answers need the GGUF's own chat template (chat_format override given)")
         eos, bos = llm.token_eos(), llm.token_bos()
@@ -197,11 +203,12 @@ class LlamaCppLLM:
         res = fmt(messages=messages)
         return llm.tokenize(res.prompt.encode("utf-8"), add_bos=not res.added_special, special=True)
 
-    def yes_probability(self, messages: list[dict[str, str]], *, purpose: str, yes: str = "Yes",
+    def yes_probability(self, messages: list[dict[str, str]] | str, *, purpose: str, yes: str = "Yes",
                         no: str = "No") -> tuple[float, LLMCall]:
         """P(first answer token is ``yes``) against ``no``, from one forward pass (no sampling).
 
-        The prompt's prefix already in the KV cache is reused. Returns the probability
+        ``messages``: chat messages (GGUF template) or a plain completion prompt string. The
+        prompt's prefix already in the KV cache is reused. Returns the probability
         renormalised over the two tokens, softmax([logit_yes, logit_no])[0] in [0, 1], and an
         LLMCall whose text is "Yes" or "No" by argmax (completion_tokens = 0).
 

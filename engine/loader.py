@@ -46,7 +46,8 @@ def build_pipeline(*, llm: str | None = None, nli: str | None = None, models_tom
     llm_spec, nli_spec = reg.get(llm, "llm"), reg.get(nli, "nli")
     settings = Settings(threshold=nli_spec.threshold, citation_grammar=llm_spec.citation_grammar,
                         gate=llm_spec.gate, gate_threshold=llm_spec.gate_threshold,
-                        checker_languages=nli_spec.languages)
+                        prompt_format=llm_spec.prompt_format, doc_tokens=llm_spec.doc_tokens,
+                        checker_languages=nli_spec.languages, grade_bands=nli_spec.grade_bands)
     settings = replace(settings, **{k: v for k, v in overrides.items() if v is not None})
     prompt_set = PromptSet.load(prompts or llm_spec.prompts)
     VeriCite.check_settings(settings)  # fail before loading models

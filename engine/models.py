@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .errors import ConfigError, ModelFileError
-from .records import GATES
+from .records import GATES, PROMPT_FORMATS
 
 log = logging.getLogger(__name__)
 
@@ -33,6 +33,7 @@ _KEYS = {
     "role", "format", "source", "file", "sha256", "size", "context", "packages", "parts", "path",
     "tokenizer", "hf_repo", "hf_file", "input_format", "max_length", "entailment_index",
     "threshold", "licence", "description", "prompts", "citation_grammar", "premise_window", "gate", "gate_threshold", "languages",
+    "prompt_format", "doc_tokens", "number_guard", "grade_bands", "build",
 }
 
 
@@ -60,12 +61,17 @@ class ModelSpec:
     threshold: float = 0.5             # NLI: P(entailment) >= threshold counts as entailed
     premise_window: int | None = None  # NLI: premise tokens per window (long premises: max over windows)
     languages: tuple[str, ...] = ("en",)  # NLI: languages the checker reads (others get a warning)
+    number_guard: bool = False         # NLI: reject hypotheses with numbers the premise lacks (engine/guard.py)
+    grade_bands: tuple[float, float, float] | None = None  # NLI: [b1, b2, b3] lower bounds of grades 1-3 (engine/grading.py)
+    build: str = ""                    # source = "path", not in the repository: how to make the file
     licence: str = ""
     description: str = ""
     prompts: str = "paper-en"          # LLM profile: prompt set name (engine/prompts/NAME.json)
     citation_grammar: bool = False     # LLM profile: constrain stages 1 and 3 so every sentence cites
     gate: str = "grammar"              # LLM profile: usefulness gate, "grammar" (greedy Yes/No) or "scored"
     gate_threshold: float = 0.5        # LLM profile: P(Yes) needed when gate = "scored"
+    prompt_format: str = "chat"        # LLM profile: "chat" (GGUF chat template) or "completion" (plain prompt)
+    doc_tokens: int = 0                # LLM profile: trim each document shown to the LLM to this many tokens (0 = whole)
 
 
 def default_models_toml() -> Path:
@@ -173,6 +179,10 @@ def _parse_spec(name: str, raw: dict, path: Path) -> ModelSpec:
         raise ConfigError(f"{where}: gate = {raw['gate']!r}, expected one of {GATES}")
     if not 0.0 <= float(raw.get("gate_threshold", 0.5)) <= 1.0:
         raise ConfigError(f"{where}: gate_threshold = {raw['gate_threshold']}, must be in [0, 1]")
+    if raw.get("prompt_format", "chat") not in PROMPT_FORMATS:
+        raise ConfigError(f"{where}: prompt_format = {raw['prompt_format']!r}, expected one of {PROMPT_FORMATS}")
+    if not isinstance(raw.get("doc_tokens", 0), int) or raw.get("doc_tokens", 0) < 0:
+        raise ConfigError(f"{where}: doc_tokens = {raw['doc_tokens']!r}, must be an integer >= 0 (0 = whole documents)")
     if raw["role"] == "nli":
         fmt = raw.get("input_format")
         if fmt not in _INPUT_FORMATS:
@@ -186,6 +196,12 @@ def _parse_spec(name: str, raw: dict, path: Path) -> ModelSpec:
     kw["parts"] = tuple(raw.get("parts", ()))
     if "languages" in raw:
         kw["languages"] = tuple(raw["languages"])
+    if "grade_bands" in raw:
+        b = raw["grade_bands"]
+        if not (isinstance(b, list) and len(b) == 3 and all(isinstance(x, (int, float)) for x in b)
+                and 1.0 >= b[0] >= b[1] >= b[2] >= 0.0):
+            raise ConfigError(f"{where}: grade_bands = {b!r}, expected [b1, b2, b3] with 1 >= b1 >= b2 >= b3 >= 0")
+        kw["grade_bands"] = tuple(float(x) for x in b)
     return ModelSpec(name=name, **kw)
 
 
@@ -210,6 +226,8 @@ def fix_hint(spec: ModelSpec) -> str:
     """What to run or do to repair a missing or corrupt model file."""
     if spec.source != "path":
         return f"run: vericite models fetch {spec.name}"
+    if spec.build:
+        return f"this model is built locally, not shipped: {spec.build}"
     if not Path(spec.path or "").expanduser().is_absolute():
         extra = " or re-export it with `vericite export nli`" if spec.format == "onnx" else ""
         return f"the file ships with the repository: restore it with `git checkout -- {spec.path}`{extra}"

@@ -123,16 +123,21 @@ class OnnxCrossEncoder:
                 if start + budget >= len(ids):
                     break
         out = []
-        cls, sep = self._special("[CLS]", 101), self._special("[SEP]", 102)
+        cls, sep = self._special(("[CLS]", "<s>"), 101), self._special(("[SEP]", "</s>"), 102)
         for w in windows:
             input_ids = [cls, *w, sep, *hyp, sep]
             type_ids = [0] * (len(w) + 2) + [1] * (len(hyp) + 1)
             out.append((input_ids, type_ids))
         return out
 
-    def _special(self, tok: str, default: int) -> int:
-        i = self._tok.token_to_id(tok)
-        return default if i is None else i
+    def _special(self, toks: Sequence[str], default: int) -> int:
+        """Id of the first of ``toks`` in the vocabulary (BERT ``[CLS]``/``[SEP]``, else XLM-R
+        ``<s>``/``</s>``, the template of e.g. multilingual-e5), else ``default``."""
+        for tok in toks:
+            i = self._tok.token_to_id(tok)
+            if i is not None:
+                return i
+        return default
 
     # -- scoring ----------------------------------------------------------------------------
     def scores(self, pairs: Sequence[tuple[str, str]]) -> np.ndarray:
@@ -190,8 +195,15 @@ def load_checker(spec: ModelSpec, **kwargs):
         ModelFileError: missing or corrupt file (names the fix).
         ConfigError: not an NLI model, unknown input format, or no tokenizer.
 
-    ``input_format = "t5-true"`` gives an :class:`~vericite.engine.nli_t5.OnnxT5Checker`.
+    ``input_format = "t5-true"`` gives an :class:`~vericite.engine.nli_t5.OnnxT5Checker`;
+    ``number_guard = true`` puts :class:`~vericite.engine.guard.NumberGuard` in front of either.
     """
+    if spec.number_guard:
+        from dataclasses import replace
+
+        from .guard import NumberGuard
+
+        return NumberGuard(load_checker(replace(spec, number_guard=False), **kwargs))
     if spec.role != "nli":
         raise ConfigError(f"model {spec.name!r} is not an NLI model")
     if spec.input_format == "t5-true":

@@ -17,9 +17,11 @@ import numpy as np
 from . import records as R
 from .citations import format_citations, invalid_citations, merge_adjacent, parse_citations, strip_citations
 from .errors import ConfigError, InputError
+from .grading import grade, is_verbatim
 from .grammar import YES_NO, citation_grammar
-from .prompts import PromptSet
+from .prompts import PROMPT_FORMATS, PromptSet, completion_prompt
 from .records import Document, LLMCall, Span, Statement, StageTrace, VerifiedAnswer
+from .relevance import trim_document
 from .splitter import check_language, split_statements
 
 log = logging.getLogger(__name__)
@@ -69,6 +71,15 @@ class Settings:
         (:class:`~vericite.engine.batching.DynamicBatcher`) and the LLM moves on; stage 3 waits for
         every check. "sequential": the authors' order, each check computed before the next LLM call.
         The schedule changes timing, never results. A checker without ``submit`` runs sequentially.
+    prompt_format: "chat" (default): prompts go through the GGUF's chat template; "completion":
+        the same text as one plain prompt (:func:`~vericite.engine.prompts.completion_prompt`).
+    doc_tokens: if > 0, every document shown to the LLM is trimmed to its most question-relevant
+        sentences within this many tokens (:func:`~vericite.engine.relevance.trim_document`); the
+        NLI checks always use the full document. 0 (default) shows documents whole.
+    grade_bands: the checker's calibrated ``[b1, b2, b3]`` (models.toml); when set, every checked
+        sentence gets a grade 1-4 (:func:`~vericite.engine.grading.grade`, grade 1 decided by the
+        text: the sentence occurs verbatim in its premise). The keep/drop verdict still uses
+        ``threshold`` alone.
     """
 
     threshold: float = 0.5
@@ -80,6 +91,9 @@ class Settings:
     gate_threshold: float = 0.5
     checker_languages: tuple[str, ...] = ("en",)
     schedule: str = "overlap"
+    prompt_format: str = "chat"
+    doc_tokens: int = 0
+    grade_bands: tuple[float, float, float] | None = None
 
 
 SCHEDULES = ("overlap", "sequential")
@@ -95,8 +109,10 @@ class _Pending:
     positions: list[int]
     verdicts: tuple[str, str]         # (pass, fail)
     future: Future | None = None
+    premises: list[str] = field(default_factory=list)  # per slot, for grading
 
-    def resolve(self, threshold: float, spans: list[Span], t0: float) -> list[Statement]:
+    def resolve(self, threshold: float, spans: list[Span], t0: float,
+                bands: tuple[float, float, float] | None = None) -> list[Statement]:
         if self.future is not None:
             w0 = time.perf_counter()
             probs = self.future.result()  # re-raises a checker failure here, in the caller's thread
@@ -105,8 +121,10 @@ class _Pending:
             if w1 - w0 > 1e-3:
                 spans.append(Span("wait", f"{self.trace.name}: waiting for NLI", (w0 - t0) * 1000, (w1 - t0) * 1000))
             ok, ko = self.verdicts
-            for j, st, p in zip(self.positions, self.slots, probs):
-                self.out[j] = replace(st, verdict=ok if p >= threshold else ko, score=round(float(p), 4))
+            for k, (j, st, p) in enumerate(zip(self.positions, self.slots, probs)):
+                g = (grade(float(p), bands, verbatim=is_verbatim(self.premises[k], st.text))
+                     if bands and k < len(self.premises) else None)
+                self.out[j] = replace(st, verdict=ok if p >= threshold else ko, score=round(float(p), 4), grade=g)
             self.future = None
         return [x for x in self.out if x is not None]
 
@@ -124,6 +142,7 @@ class _Job:
     s2: StageTrace
     pending: list[_Pending] = field(default_factory=list)
     spans: list[Span] = field(default_factory=list)
+    shown: list[Document] = field(default_factory=list)  # the documents as the LLM sees them (maybe trimmed)
 
 
 class VeriCite:
@@ -154,6 +173,10 @@ class VeriCite:
             raise ConfigError(f"threshold must be in (0, 1), got {settings.threshold}")
         if settings.schedule not in SCHEDULES:
             raise ConfigError(f"schedule must be one of {SCHEDULES}, got {settings.schedule!r}")
+        if settings.prompt_format not in PROMPT_FORMATS:
+            raise ConfigError(f"prompt_format must be one of {PROMPT_FORMATS}, got {settings.prompt_format!r}")
+        if settings.doc_tokens < 0 or 0 < settings.doc_tokens < 16:
+            raise ConfigError(f"doc_tokens must be 0 (whole documents) or >= 16, got {settings.doc_tokens}")
 
     # -- public ---------------------------------------------------------------------------
     def answer(self, question: str, documents: Sequence[Document]) -> VerifiedAnswer:
@@ -207,6 +230,7 @@ class VeriCite:
             _warn_once(warnings, f"the NLI checker {self.checker.name} reads {', '.join(self.settings.checker_languages)} "
                                  f"only; its verdicts on {lang!r} text are not meaningful")
         job = _Job(question, docs, lang, warnings, time.perf_counter(), StageTrace("initial_answer"), StageTrace("evidence"))
+        job.shown = self.shown_documents(question, docs, lang)
         self._stage1(job)
         self._stage2(job)
         return job
@@ -215,7 +239,7 @@ class VeriCite:
         """Wait for the job's NLI checks, then stage 3 and the final check."""
         thr = self.settings.threshold
         for p in job.pending:
-            p.trace.statements = p.resolve(thr, job.spans, job.t0)
+            p.trace.statements = p.resolve(thr, job.spans, job.t0, self.settings.grade_bands)
         s1, s2 = job.s1, job.s2
         verified = [s for s in s2.statements + s1.statements if s.verdict == R.KEPT]  # authors' order
         s3, text, final = self._stage3(job, verified)
@@ -226,6 +250,7 @@ class VeriCite:
                 "prompts": self.prompts.tag, "lang": job.lang, "gate": self.settings.gate,
                 "gate_threshold": self.settings.gate_threshold, "gate_grammar": self.settings.gate_grammar,
                 "citation_grammar": self.settings.citation_grammar, "schedule": self._schedule(),
+                "prompt_format": self.settings.prompt_format, "doc_tokens": self.settings.doc_tokens,
                 "n_ctx": self.llm.n_ctx,
             },
             warnings=job.warnings, wall_ms=round((time.perf_counter() - job.t0) * 1000, 1), timeline=job.spans)
@@ -235,7 +260,7 @@ class VeriCite:
         """Initial answer from all documents; each statement's check against its cited documents is submitted."""
         trace, step = job.s1, self.prompts.steps["initial_answer"]
         t0 = time.perf_counter()
-        block = self._docs_block("initial_answer", job.question, job.docs, job.warnings)
+        block = self._docs_block("initial_answer", job.question, job.shown, job.warnings)
         log.info("stage 1: answering from %d documents", len(job.docs))
         call = self._chat(job, self.prompts.messages("initial_answer", question=job.question, docs=block),
                           max_tokens=step.max_tokens, purpose="answer", grammar=self._cite_grammar(len(job.docs)))
@@ -250,10 +275,10 @@ class VeriCite:
         t0 = time.perf_counter()
         pending = _Pending(trace, [], [], [], (R.KEPT, R.DROPPED_NLI))
         job.pending.append(pending)
-        for i, doc in enumerate(job.docs, start=1):
-            text = self._fit_one("evidence_answer", job.question, doc, job.warnings, i)
+        for i, (doc, shown) in enumerate(zip(job.docs, job.shown), start=1):
+            text = self._fit_one("evidence_answer", job.question, shown, job.warnings, i)
             log.info("stage 2: document %d/%d", i, len(job.docs))
-            gate = self._gate(job, self.gate_messages(job.question, doc, i, job.warnings), i)
+            gate = self._gate(job, self._evidence_check(job.question, text), i)
             trace.llm_calls.append(gate)
             if gate.text.strip().startswith("No"):  # the authors' rule: anything else counts as Yes
                 trace.notes.append(f"document [{i}] judged not useful")
@@ -273,7 +298,7 @@ class VeriCite:
                 positions.append(len(pending.out))
                 pending.out.append(None)
             if pairs:
-                part = _Pending(trace, pending.out, slots, positions, pending.verdicts)
+                part = _Pending(trace, pending.out, slots, positions, pending.verdicts, premises=[p for p, _ in pairs])
                 part.future = self._submit(pairs, trace, job)
                 job.pending.append(part)
         trace.wall_ms = round((time.perf_counter() - t0) * 1000, 1)
@@ -290,15 +315,16 @@ class VeriCite:
         lines = "\n".join(_with_citations(s) for s in verified)
         log.info("stage 3: refining %d verified statements", len(verified))
         step = self.prompts.steps["summary"]
-        block = self._docs_block("summary", job.question, job.docs, job.warnings, statements=lines)
+        block = self._docs_block("summary", job.question, job.shown, job.warnings, statements=lines)
+        cited = {c for s in verified for c in s.citations}  # stage 3 may cite only where verified facts came from
         call = self._chat(job, self.prompts.messages("summary", question=job.question, docs=block, statements=lines),
-                          max_tokens=step.max_tokens, purpose="refine", grammar=self._cite_grammar(len(job.docs)))
+                          max_tokens=step.max_tokens, purpose="refine", grammar=self._cite_grammar(len(job.docs), cited))
         trace.llm_calls.append(call)
         text = merge_adjacent(call.text.strip())
         if call.finish_reason == "length":
             text = _drop_unfinished_tail(text, trace)
         final = self._check_sentences("final", text, job, trace, keep_failed=True).resolve(
-            self.settings.threshold, job.spans, job.t0)
+            self.settings.threshold, job.spans, job.t0, self.settings.grade_bands)
         bad = [s for s in final if s.verdict != R.SUPPORTED]
         if bad:
             job.warnings.append(f"{len(bad)} of {len(final)} final sentences failed the final check (see final_check)")
@@ -333,6 +359,7 @@ class VeriCite:
                 continue
             premise = "\n".join(docs[c - 1].text for c in cites)  # authors: texts joined by newlines
             pairs.append((premise, clean))
+            pending.premises.append(premise)
             pending.slots.append(Statement(stage, clean, cites, "", None, sent))
             pending.positions.append(len(pending.out))
             pending.out.append(None)
@@ -361,7 +388,7 @@ class VeriCite:
 
     def _chat(self, job: _Job, messages: list[dict[str, str]], **kwargs) -> LLMCall:
         t0 = time.perf_counter()
-        call = self.llm.chat(messages, **kwargs)
+        call = self.llm.chat(self.render(messages), **kwargs)
         job.spans.append(Span("llm", call.purpose, (t0 - job.t0) * 1000, (time.perf_counter() - job.t0) * 1000))
         return call
 
@@ -383,17 +410,32 @@ class VeriCite:
             _warn_once(warnings, f"document [{number}] truncated to fit the LLM context")
         return text
 
+    def render(self, messages: list[dict[str, str]]) -> list[dict[str, str]] | str:
+        """Chat messages as the LLM receives them: unchanged ("chat") or one completion prompt."""
+        return completion_prompt(messages) if self.settings.prompt_format == "completion" else messages
+
+    def shown_documents(self, question: str, docs: Sequence[Document], lang: str = "en") -> list[Document]:
+        """The documents as the LLM sees them: trimmed to ``settings.doc_tokens`` by question
+        relevance when set (:func:`~vericite.engine.relevance.trim_document`), else unchanged."""
+        if not self.settings.doc_tokens:
+            return list(docs)
+        return [replace(d, text=trim_document(question, d.text, self.settings.doc_tokens, self.llm.count_tokens, lang)[0])
+                for d in docs]
+
     def gate_messages(self, question: str, doc: Document, number: int, warnings: list[str]) -> list[dict[str, str]]:
-        """The usefulness-check prompt for document ``number`` (1-based), the document cut to fit
-        the context as stage 2 cuts it (also used by ``vericite bench gate`` to calibrate)."""
-        text = self._fit_one("evidence_answer", question, doc, warnings, number)
+        """The usefulness-check prompt for document ``number`` (1-based), the document trimmed and
+        cut to fit the context as stage 2 does (also used by ``vericite bench gate`` to calibrate)."""
+        shown = self.shown_documents(question, [doc], self._lang(question))[0]
+        return self._evidence_check(question, self._fit_one("evidence_answer", question, shown, warnings, number))
+
+    def _evidence_check(self, question: str, text: str) -> list[dict[str, str]]:
         return self.prompts.messages("evidence_check", question=question, docs=text)
 
     def _gate(self, job: _Job, msgs: list[dict[str, str]], number: int) -> LLMCall:
         """The usefulness check of one document: an LLMCall whose text is "Yes" or "No"."""
         if self.settings.gate == "scored":
             t0 = time.perf_counter()
-            p_yes, call = self.llm.yes_probability(msgs, purpose=f"gate:{number}")
+            p_yes, call = self.llm.yes_probability(self.render(msgs), purpose=f"gate:{number}")
             job.spans.append(Span("llm", call.purpose, (t0 - job.t0) * 1000, (time.perf_counter() - job.t0) * 1000))
             return replace(call, text="Yes" if p_yes >= self.settings.gate_threshold else "No", score=round(p_yes, 4))
         return self._chat(job, msgs, max_tokens=self.prompts.steps["evidence_check"].max_tokens,
@@ -402,8 +444,8 @@ class VeriCite:
     def _is_statement(self, text: str) -> bool:
         return len(text.split()) >= self.settings.min_statement_words
 
-    def _cite_grammar(self, n_docs: int) -> str | None:
-        return citation_grammar(n_docs) if self.settings.citation_grammar else None
+    def _cite_grammar(self, n_docs: int, allowed: set[int] | None = None) -> str | None:
+        return citation_grammar(n_docs, allowed=allowed) if self.settings.citation_grammar else None
 
     def _lang(self, question: str) -> str:
         if self.settings.lang != "auto":

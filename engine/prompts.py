@@ -12,9 +12,16 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .errors import ConfigError
+from .records import PROMPT_FORMATS  # noqa: F401  (re-exported: the formats a prompt set is rendered in)
 
 PROMPTS_DIR = Path(__file__).resolve().parent / "prompts"
 STEPS = ("initial_answer", "evidence_check", "evidence_answer", "summary")
+
+
+def completion_prompt(messages: list[dict[str, str]]) -> str:
+    """Chat messages as one plain completion prompt: the contents joined by blank lines, no chat
+    template and no roles (the templates end with a cue such as "Answer:")."""
+    return "\n\n".join(m["content"] for m in messages if m["content"])
 
 
 @dataclass(frozen=True)

@@ -6,6 +6,8 @@ from typing import Any
 
 # Usefulness gates: "grammar" (greedy Yes/No) or "scored" (P(Yes) >= a calibrated threshold).
 GATES = ("grammar", "scored")
+# How prompts reach the LLM: through the GGUF's chat template, or as one plain completion prompt.
+PROMPT_FORMATS = ("chat", "completion")
 
 # Verdicts a statement can carry in the trace.
 KEPT = "kept"                      # passed the NLI check (stages 1, 2)
@@ -32,7 +34,9 @@ class Statement:
 
     ``text`` is the sentence without citation marks (the NLI hypothesis); ``citations`` are
     1-based document numbers in the order written; ``score`` is P(entailment) in [0, 1] from the
-    checker, or None when no check ran (no or invalid citation).
+    checker, or None when no check ran (no or invalid citation); ``grade`` is the brief's scale
+    (1 verbatim, 2 paraphrase, 3 partial, 4 not supported) from the checker's ``grade_bands``
+    (:mod:`~vericite.engine.grading`), or None when the checker has no bands or no check ran.
     """
 
     stage: str            # "initial" | "evidence" | "final"
@@ -41,6 +45,7 @@ class Statement:
     verdict: str
     score: float | None = None
     raw: str = ""         # the sentence as the LLM wrote it
+    grade: int | None = None
 
 
 @dataclass(frozen=True)

@@ -22,6 +22,11 @@ def _segmenter(lang: str) -> pysbd.Segmenter:
     return pysbd.Segmenter(language=lang, clean=False)
 
 
+def split_sentences(text: str, lang: str = "en") -> list[str]:
+    """Plain sentence split of a passage (pysbd), line by line, blank pieces dropped."""
+    return [s.strip() for line in text.splitlines() for s in _segmenter(lang).segment(line) if s.strip()]
+
+
 def split_statements(text: str, lang: str = "en") -> list[str]:
     """Split LLM output into sentences, keeping each sentence's citation marks with it.
 

@@ -403,3 +403,28 @@ def test_run_command_skips_finished_items_without_loading_models(shared, tmp_pat
     run_items(m, load_items(data, limit=2), out, progress=False)
     assert run_main(["--method", "vanilla", "--data", str(data), "--limit", "2", "--out", str(out)]) == 0
     assert json.loads(capsys.readouterr().out)["skipped"] == 2
+
+
+def test_bench_items_gold_and_gate_counts():
+    from types import SimpleNamespace
+
+    from vericite.bench.items import gate_counts, gold_present, totals
+
+    assert gold_present("The band is Rush [1].", {"answers": ["Rush"]}) is True
+    assert gold_present("The band is Yes [1].", {"answers": ["Rush"]}) is False
+    qa = {"qa_pairs": [{"question": "a", "short_answers": ["Ali Daei"]}, {"question": "b", "short_answers": ["Bican"]}]}
+    assert gold_present("Ali Daei scored 109 goals [2].", qa) is True and gold_present("Pele [1].", qa) is False
+    assert gold_present("anything", {"claims": ["c"]}) is None
+    calls = [SimpleNamespace(purpose=f"gate:{i}", text=t) for i, t in enumerate(["Yes", "No", "Yes", "No"], start=1)]
+    res = SimpleNamespace(stages=[None, SimpleNamespace(llm_calls=calls), None])
+    c = gate_counts(res, [True, True, False, False])
+    assert c == {"gate_tp": 1, "gate_fn": 1, "gate_fp": 1, "gate_tn": 1}
+    assert gate_counts(res, None) == {}
+    row = {k: 0 for k in ("seconds", "s1_statements", "s1_cited", "s1_kept", "s1_dropped_no_citation",
+                          "s1_dropped_out_of_range", "s1_dropped_nli", "s1_dropped_fragment", "gates_yes",
+                          "gates_no", "s2_facts", "s2_kept", "s2_dropped_nli", "s2_dropped_fragment",
+                          "final_sentences", "final_supported", "prompt_tokens", "prompt_tokens_computed",
+                          "completion_tokens", "nli_pairs", "nli_ms")}
+    row.update(s1_statements=4, s1_cited=3, answer_nonempty=True, gold_in_answer=True, final_all_cited=True, **c)
+    t = totals([row])
+    assert t["s1_cited_rate"] == 0.75 and t["gate_recall"] == 0.5 and t["gate_precision"] == 0.5

@@ -58,6 +58,73 @@ def test_citation_grammar_forces_in_range_citations(llm, k):
         assert strip_citations(s)
 
 
+def grammar_accepts(llm, grammar: str, text: str) -> bool:
+    """Whether llama.cpp's own grammar sampler accepts ``text`` (tokenised by ``llm``) as a
+    complete answer: each token must keep a finite logit, then end-of-generation must too."""
+    import ctypes
+    import math
+
+    import llama_cpp
+
+    vocab = llama_cpp.llama_model_get_vocab(llm._llm.model)
+    smpl = llama_cpp.llama_sampler_init_grammar(vocab, grammar.encode(), b"root")
+    try:
+        toks = llm._llm.tokenize(text.encode(), add_bos=False, special=False)
+        for i, t in enumerate(toks + [llama_cpp.llama_vocab_eos(vocab)]):
+            arr = (llama_cpp.llama_token_data * 1)()
+            arr[0].id, arr[0].logit, arr[0].p = t, 0.0, 0.0
+            cur = llama_cpp.llama_token_data_array(data=arr, size=1, selected=-1, sorted=False)
+            llama_cpp.llama_sampler_apply(smpl, ctypes.byref(cur))
+            if math.isinf(arr[0].logit):
+                return False
+            if i < len(toks):
+                llama_cpp.llama_sampler_accept(smpl, t)
+        return True
+    finally:
+        llama_cpp.llama_sampler_free(smpl)
+
+
+@pytest.mark.parametrize("text,ok", [
+    ("Rush is a band [1].", True),
+    ("Rush is a band. [1][2]", True),                       # full stop first, then the marks
+    ("Rush is a band [1]. It plays rock [5][3].", True),
+    ("Rush is a band.", False),                             # uncited
+    ("Rush is a band [1]. It plays rock.", False),          # second sentence uncited
+    ("Rush is a band [6].", False),                         # out of range for k = 5
+    ("Rush is a band [0].", False),
+    ("Rush is a band [1]", False),                          # no sentence end
+    ("Rush is a band [1][2][3][4].", False),                # more than 3 marks
+    ("It costs 3.5 dollars [2].", True),                     # a decimal point stays inside the sentence
+    ("The club is Tottenham Hotspur F.C. [5]", True),        # so does an abbreviation's inner stop
+    ("Rush is a band. Yes [1].", False),                     # a stop then a space ends the first sentence
+])
+def test_citation_grammar_accepts_cited_sentences_only(llm, text, ok):
+    assert grammar_accepts(llm, citation_grammar(5), text) is ok
+
+
+def test_citation_grammar_any_k_and_allowed_subset(llm):
+    assert grammar_accepts(llm, citation_grammar(12), "A is b [12][10].")
+    assert not grammar_accepts(llm, citation_grammar(9), "A is b [10].")
+    assert grammar_accepts(llm, citation_grammar(1), "A is b [1].")
+    g = citation_grammar(5, allowed={2, 4})  # stage 3: only the documents verified statements cite
+    assert grammar_accepts(llm, g, "A is b [4][2].") and not grammar_accepts(llm, g, "A is b [1].")
+    for bad in [set(), {0}, {6}]:
+        with pytest.raises(ValueError):
+            citation_grammar(5, allowed=bad)
+
+
+def test_completion_prompt_and_scored_answer(llm):
+    """A plain string is a completion prompt (no chat template), for generation and for P(Yes)."""
+    prompt = "Question: Is the sky blue?\nAnswer:"
+    call = llm.chat(prompt, max_tokens=6, purpose="c", grammar=YES_NO)
+    n = llm.count_tokens(prompt)
+    assert call.text in {"Yes", "No"} and call.prompt_tokens in {n, n + 1}  # + BOS where the vocabulary adds one
+    p1, c1 = llm.yes_probability(prompt, purpose="g")
+    p2, _ = llm.yes_probability([{"role": "user", "content": prompt}], purpose="g")
+    assert 0.0 <= p1 <= 1.0 and c1.text in {"Yes", "No"} and c1.prompt_tokens == call.prompt_tokens
+    assert p1 != p2  # the chat template changes the prompt, so the score
+
+
 def test_token_count_and_truncate(llm):
     text = "one two three four five six seven eight nine ten " * 20
     n = llm.count_tokens(text)

@@ -192,3 +192,18 @@ def test_text_output_shows_answer_sources_and_warnings(checker, capsys):
     assert "[2] Counterparts (song)" in out and "[3] Keith Moon" in out
     assert "warning: final sentence unsupported" in err and "Keith Moon drummed for Rush [3]." in err
     assert "warning: 1 of 2 final sentences failed the final check" in err
+
+
+def test_grades_from_the_checker_bands(checker):
+    """With grade_bands, every checked sentence carries the brief's grade; verbatim copies get 1."""
+    _, res = run(checker, {
+        "answer": ("Counterparts is a song by the Canadian rock band Rush, released in 1993 [2]. "
+                   "Rush released Counterparts [2]. Keith Moon was the drummer of Rush [3]."),
+        "gate": "No", "refine": "Rush released Counterparts [2]."}, grade_bands=(1.0, 0.5, 0.2))
+    s1 = res.stages[0].statements
+    assert [s.grade for s in s1][0] == 1                       # verbatim sentence of document 2
+    for s in s1:
+        assert s.grade in (1, 2, 3, 4)
+        assert (s.grade <= 2) == (s.verdict == R.KEPT)          # b2 = the keep threshold (0.5)
+    _, plain = run(checker, {"answer": "Rush released Counterparts [2].", "gate": "No"})
+    assert all(s.grade is None for s in plain.stages[0].statements)

@@ -275,6 +275,50 @@ def test_tiny_checker_exports_through_the_parity_gate(tiny, tmp_path):
     assert p.shape == (18,) and np.all((p >= 0) & (p <= 1))
 
 
+def test_freeze_word_embeddings_and_extra_sets(tiny, tmp_path):
+    """--freeze-word-embeddings leaves the word-embedding matrix as it was (the rest trains);
+    --extra-sets adds a set (here a stand-in terra_train) to --sets."""
+    import shutil
+
+    from safetensors.numpy import load_file
+    from vericite.export.train_nli import main
+
+    base, data = tiny
+    data2 = tmp_path / "nli"
+    shutil.copytree(data, data2)
+    shutil.copy(data / "snli_dev.jsonl", data2 / "terra_train.jsonl")
+    out = tmp_path / "frozen"
+    assert main(_args(out, base, data2, "--max-steps", "4", "--freeze-word-embeddings",
+                      "--extra-sets", "terra_train", "--save-epochs")) == 0
+    assert (out / "epoch-1" / "model.safetensors").is_file() and not (out / "epoch-2").exists()
+    m = json.loads((out / "metrics.json").read_text())
+    assert m["train_sets"] == ["snli_dev", "terra_train"] and m["data"]["sets"]["terra_train"] == 48
+    assert m["frozen"] == ["bert.embeddings.word_embeddings.weight"] and m["steps"] == 4
+    assert m["config"]["freeze_word_embeddings"] is True
+    w0, w1 = load_file(str(base / "model.safetensors")), load_file(str(out / "model.safetensors"))
+    k0 = "embeddings.word_embeddings.weight" if "embeddings.word_embeddings.weight" in w0 else \
+        "bert.embeddings.word_embeddings.weight"
+    assert np.array_equal(w0[k0], w1["bert.embeddings.word_embeddings.weight"])
+    k0 = k0.replace("word_embeddings", "position_embeddings")
+    assert not np.array_equal(w0[k0], w1["bert.embeddings.position_embeddings.weight"])
+    emb = w1["bert.embeddings.word_embeddings.weight"].size
+    assert m["trainable_parameters"] == sum(v.size for v in w1.values()) - emb
+
+
+def test_engine_takes_xlmr_special_tokens_from_the_tokenizer():
+    """A tokenizer without [CLS]/[SEP] (XLM-R sentencepiece, e.g. multilingual-e5) gets <s>/</s>."""
+    from tokenizers import Tokenizer
+    from tokenizers.models import WordLevel
+    from vericite.engine.nli import OnnxCrossEncoder
+
+    ce = OnnxCrossEncoder.__new__(OnnxCrossEncoder)
+    ce._tok = Tokenizer(WordLevel({"<s>": 0, "<pad>": 1, "</s>": 2, "<unk>": 3}, unk_token="<unk>"))
+    assert ce._special(("[CLS]", "<s>"), 101) == 0 and ce._special(("[SEP]", "</s>"), 102) == 2
+    ce._tok = Tokenizer(WordLevel({"[PAD]": 0, "[CLS]": 5, "[SEP]": 6, "<s>": 7}, unk_token="[PAD]"))
+    assert ce._special(("[CLS]", "<s>"), 101) == 5 and ce._special(("[SEP]", "</s>"), 102) == 6
+    assert ce._special(("[X]",), 101) == 101
+
+
 def test_training_option_errors(tiny, tmp_path):
     from vericite.export.train_nli import (
         TrainConfig,

@@ -1,0 +1,62 @@
+"""Document trimming for small-model prompts: keep the sentences of a passage most relevant to the
+question, within a token budget.
+
+Relevance is BM25 (Okapi, ``rank_bm25.BM25Okapi``, k1 = 1.5, b = 0.75) of each sentence against
+the question's words, the sentences of the one passage being the corpus; words are lower-cased
+``\\w+`` runs. The passage's first sentence is always kept: in Wikipedia-style passages it names
+the subject that later sentences refer to as "he", "it" or "the band". Kept sentences stay in their
+original order. Only the LLM's prompt is trimmed: NLI always checks against the full passage.
+"""
+from __future__ import annotations
+
+import re
+from typing import Callable, Sequence
+
+import numpy as np
+from rank_bm25 import BM25Okapi
+
+from .splitter import split_sentences
+
+_WORD = re.compile(r"\w+", re.UNICODE)
+
+
+def words(text: str) -> list[str]:
+    """Lower-cased word tokens for BM25."""
+    return _WORD.findall(text.lower())
+
+
+def bm25_scores(query: str, texts: Sequence[str]) -> np.ndarray:
+    """BM25 (Okapi) score of each of ``texts`` against ``query``, the texts being the corpus:
+    float64 [len(texts)]. Empty texts score as a placeholder word (BM25Okapi rejects them)."""
+    return np.asarray(BM25Okapi([words(t) or ["_"] for t in texts]).get_scores(words(query)), dtype=np.float64)
+
+
+def trim_document(question: str, text: str, budget: int, count_tokens: Callable[[str], int],
+                  lang: str = "en") -> tuple[str, bool]:
+    """``text`` reduced to its first sentence plus the sentences with the highest BM25 score
+    against ``question``, in original order, within ``budget`` tokens (as ``count_tokens``
+    counts them; a space between sentences counts one).
+
+    Returns:
+        (text, trimmed): the passage unchanged and False when it already fits; otherwise the
+        kept sentences joined by spaces and True. If even the first sentence does not fit, it
+        is kept alone (the caller's own truncation to the context still applies).
+
+    Raises:
+        ValueError: budget < 1.
+    """
+    if budget < 1:
+        raise ValueError(f"budget must be >= 1 token, got {budget}")
+    if count_tokens(text) <= budget:
+        return text, False
+    sents = split_sentences(text, lang)
+    if len(sents) <= 1:
+        return text, False
+    scores = bm25_scores(question, sents)
+    keep, used = {0}, count_tokens(sents[0])
+    for i in sorted(range(1, len(sents)), key=lambda i: (-scores[i], i)):
+        n = count_tokens(sents[i]) + 1
+        if used + n <= budget:
+            keep.add(i)
+            used += n
+    return " ".join(sents[i] for i in sorted(keep)), True
