@@ -69,7 +69,7 @@ import numpy as np
 
 from vericite.engine.grading import grade, is_verbatim  # noqa: F401  (re-exported for the bench's users)
 from vericite.engine.guard import NumberGuard
-from vericite.engine.models import REPO_ROOT, Registry, model_path, sha256_file
+from vericite.engine.models import REPO_ROOT, Registry, model_path, sha256_file, verify
 from vericite.engine.nli import OnnxCrossEncoder, load_checker
 
 log = logging.getLogger(__name__)
@@ -306,7 +306,7 @@ class CitationCheck:
     """
 
     def __init__(self, shared: Path = SHARED, *, n_snli: int | None = 2000, n_xnli: int | None = 1000,
-                 n_calib_snli: int = 1000, seed: int = 0):
+                 n_calib_snli: int = 1000, seed: int = 0, n_mnli: int | None = None, n_facts: int | None = None):
         from vericite.export.hard_negatives import (
             KINDS,
             hard_negatives_for_pairs,
@@ -317,11 +317,13 @@ class CitationCheck:
         data = shared / "data"
         hot = _jsonl(data / "hotpotqa.jsonl")
         self.test_facts = hotpot_facts(hot[TEST_ITEMS[0]:TEST_ITEMS[1]])
+        if n_facts is not None:  # a seeded subset, for slow checkers (the LLM)
+            self.test_facts, _ = _sample(self.test_facts, n_facts, seed, "test_facts")
         self.calib_facts = hotpot_facts(hot[CALIBRATION_ITEMS[0]:CALIBRATION_ITEMS[1]])
         snli_all = _jsonl(data / "nli" / "snli_test.jsonl")
         self.snli, snli_idx = _sample(snli_all, n_snli, seed, "snli_test")
         self.calib_snli, _ = _sample(snli_all, n_calib_snli, seed, "snli_calib", exclude=set(snli_idx))
-        self.mnli = _jsonl(data / "nli" / "mnli_dev_mismatched_sample.jsonl")
+        self.mnli, _ = _sample(_jsonl(data / "nli" / "mnli_dev_mismatched_sample.jsonl"), n_mnli, seed, "mnli")
         self.xnli, _ = _sample(_jsonl(data / "nli" / "xnli_ru_test.jsonl"), n_xnli, seed, "xnli_ru")
         demo = json.loads((data / "demo_yandex_market.json").read_text(encoding="utf-8"))
         self.demo_docs = {"ru": [d["text"] for d in demo["docs"]], "en": DEMO_EN}
@@ -601,6 +603,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--shared", default=str(SHARED))
     ap.add_argument("--n-snli", type=int, default=2000)
     ap.add_argument("--n-xnli", type=int, default=1000)
+    ap.add_argument("--n-mnli", type=int, help="MNLI sample size (default: all 1000)")
+    ap.add_argument("--n-facts", type=int, help="HotpotQA test facts sample size (default: all; swaps are made from them)")
+    ap.add_argument("--llm", help="score with the LLM as checker (engine/llm_checker.LLMYesNoChecker: P(Yes) from one "
+                                  "forward pass; threshold 0.5 unless --threshold) instead of an NLI model; slow: "
+                                  "use the --n-* options")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--threads", type=int, default=0, help="ONNX Runtime intra-op threads (0 = all cores)")
     ap.add_argument("--calibrate", action="store_true", help="calibrate threshold and bands first, report at that threshold")
@@ -615,13 +622,26 @@ def main(argv: list[str] | None = None) -> int:
     if args.model_dir and args.premise_window is None:
         args.premise_window = 128
     logging.basicConfig(level=logging.WARNING)
-    checker, thr, stamp = load(args)
+    if args.llm:
+        from vericite.engine.llm import LlamaCppLLM
+        from vericite.engine.llm_checker import LLMYesNoChecker
+
+        spec = Registry.load(args.models).get(args.llm, "llm")
+        lm = LlamaCppLLM(verify(spec), n_ctx=spec.context, n_threads=args.threads or None)
+        lm.name = spec.name
+        checker = LLMYesNoChecker(lm)
+        thr = args.threshold if args.threshold is not None else checker.threshold
+        stamp = {"model": checker.name, "path": str(model_path(spec)), "onnx_sha256": None, "llm_sha256": spec.sha256,
+                 "premise_window": None, "max_length": None}
+    else:
+        checker, thr, stamp = load(args)
     if args.number_guard and not isinstance(checker, NumberGuard):
         checker = NumberGuard(checker)
     elif args.number_guard is False and isinstance(checker, NumberGuard):
         checker = checker.checker
     stamp["number_guard"] = isinstance(checker, NumberGuard)
-    bench = CitationCheck(Path(args.shared), n_snli=args.n_snli, n_xnli=args.n_xnli, seed=args.seed)
+    bench = CitationCheck(Path(args.shared), n_snli=args.n_snli, n_xnli=args.n_xnli, seed=args.seed,
+                          n_mnli=args.n_mnli, n_facts=args.n_facts)
     cal = None
     if args.calibrate or args.calibrate_only:
         t0 = time.perf_counter()
@@ -637,7 +657,7 @@ def main(argv: list[str] | None = None) -> int:
             return 0
     rep = bench.run(checker, thr)
     rep["stamp"] = {**stamp, "metric_version": METRIC_VERSION, "git_sha": _git_sha(), "seed": args.seed,
-                    "n_snli": args.n_snli, "n_xnli": args.n_xnli, "hotpotqa_test_items": f"{TEST_ITEMS[0]}-{TEST_ITEMS[1] - 1}"}
+                    "n_snli": args.n_snli, "n_xnli": args.n_xnli, "n_mnli": args.n_mnli, "n_facts": args.n_facts, "hotpotqa_test_items": f"{TEST_ITEMS[0]}-{TEST_ITEMS[1] - 1}"}
     if cal is not None:
         rep["calibration"] = cal
     if args.json:
