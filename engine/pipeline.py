@@ -19,7 +19,7 @@ from .citations import format_citations, invalid_citations, merge_adjacent, pars
 from .errors import ConfigError, InputError
 from .grading import grade, is_verbatim
 from .grammar import YES_NO, citation_grammar
-from .prompts import PROMPT_FORMATS, PromptSet, completion_prompt
+from .prompts import PromptSet, completion_prompt
 from .records import Document, LLMCall, Span, Statement, StageTrace, VerifiedAnswer
 from .relevance import trim_document
 from .splitter import check_language, split_statements
@@ -173,8 +173,8 @@ class VeriCite:
             raise ConfigError(f"threshold must be in (0, 1), got {settings.threshold}")
         if settings.schedule not in SCHEDULES:
             raise ConfigError(f"schedule must be one of {SCHEDULES}, got {settings.schedule!r}")
-        if settings.prompt_format not in PROMPT_FORMATS:
-            raise ConfigError(f"prompt_format must be one of {PROMPT_FORMATS}, got {settings.prompt_format!r}")
+        if settings.prompt_format not in R.PROMPT_FORMATS:
+            raise ConfigError(f"prompt_format must be one of {R.PROMPT_FORMATS}, got {settings.prompt_format!r}")
         if settings.doc_tokens < 0 or 0 < settings.doc_tokens < 16:
             raise ConfigError(f"doc_tokens must be 0 (whole documents) or >= 16, got {settings.doc_tokens}")
 

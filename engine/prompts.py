@@ -12,7 +12,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .errors import ConfigError
-from .records import PROMPT_FORMATS  # noqa: F401  (re-exported: the formats a prompt set is rendered in)
 
 PROMPTS_DIR = Path(__file__).resolve().parent / "prompts"
 STEPS = ("initial_answer", "evidence_check", "evidence_answer", "summary")
