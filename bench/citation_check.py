@@ -56,7 +56,6 @@ from __future__ import annotations
 import argparse
 import json
 import logging
-import random
 import subprocess
 import sys
 import time
@@ -69,13 +68,16 @@ import numpy as np
 
 from vericite.engine.grading import grade, is_verbatim  # noqa: F401  (re-exported for the bench's users)
 from vericite.engine.guard import NumberGuard
-from vericite.engine.models import REPO_ROOT, Registry, model_path, sha256_file, verify
-from vericite.engine.nli import OnnxCrossEncoder, load_checker
+from vericite.engine.models import Registry, model_path, sha256_file, verify
+from vericite.engine.checkers import load_checker
+from vericite.engine.nli import OnnxCrossEncoder
+from vericite.engine.paths import REPO_ROOT, shared_dir
+from vericite.export.train_nli import auc, seeded_sample
 
 log = logging.getLogger(__name__)
 
 METRIC_VERSION = "citation_check@1"
-SHARED = REPO_ROOT.parent / "shared"
+SHARED = shared_dir()
 #: HotpotQA item ranges (start, end) of the split described in the module docstring.
 CALIBRATION_ITEMS = (5, 100)
 TEST_ITEMS = (100, 200)
@@ -205,13 +207,6 @@ def _jsonl(path: Path) -> list[dict]:
     return [json.loads(x) for x in path.read_text(encoding="utf-8").splitlines() if x.strip()]
 
 
-def _sample(rows: list, n: int | None, seed: int, key: str, exclude: set[int] | None = None) -> tuple[list, list[int]]:
-    idx = [i for i in range(len(rows)) if not exclude or i not in exclude]
-    if n is not None and n < len(idx):
-        idx = sorted(random.Random(f"{seed}:{key}").sample(idx, n))
-    return [rows[i] for i in idx], idx
-
-
 def hotpot_facts(items: Sequence[dict]) -> list[dict]:
     """Supporting facts of HotpotQA items with sentence-level ``supporting_facts``.
 
@@ -267,27 +262,8 @@ DEMO_CHECKS = {
 # ------------------------------------------------------------------------------------------------
 # evaluation
 
-def _auc(scores: np.ndarray, labels: np.ndarray) -> float | None:
-    """ROC AUC by the Mann-Whitney U statistic with average ranks for ties."""
-    y = labels.astype(bool)
-    npos, nneg = int(y.sum()), int((~y).sum())
-    if npos == 0 or nneg == 0:
-        return None
-    order = np.argsort(scores, kind="mergesort")
-    s = scores[order]
-    ranks = np.empty(len(s), dtype=np.float64)
-    i = 0
-    while i < len(s):
-        j = i
-        while j + 1 < len(s) and s[j + 1] == s[i]:
-            j += 1
-        ranks[order[i:j + 1]] = (i + j) / 2.0 + 1.0
-        i = j + 1
-    return float((ranks[y].sum() - npos * (npos + 1) / 2.0) / (npos * nneg))
-
-
 def _binary_figures(scores: np.ndarray, labels: np.ndarray, threshold: float) -> dict[str, Any]:
-    a = _auc(scores, labels)
+    a = auc(scores, labels)
     return {"n": len(labels), "acc@0.5": round(float(((scores >= 0.5) == labels).mean()), 4),
             "acc@t": round(float(((scores >= threshold) == labels).mean()), 4),
             "auc": None if a is None else round(a, 4), "pos_rate": round(float(labels.mean()), 3)}
@@ -318,13 +294,13 @@ class CitationCheck:
         hot = _jsonl(data / "hotpotqa.jsonl")
         self.test_facts = hotpot_facts(hot[TEST_ITEMS[0]:TEST_ITEMS[1]])
         if n_facts is not None:  # a seeded subset, for slow checkers (the LLM)
-            self.test_facts, _ = _sample(self.test_facts, n_facts, seed, "test_facts")
+            self.test_facts, _ = seeded_sample(self.test_facts, n_facts, seed, "test_facts")
         self.calib_facts = hotpot_facts(hot[CALIBRATION_ITEMS[0]:CALIBRATION_ITEMS[1]])
         snli_all = _jsonl(data / "nli" / "snli_test.jsonl")
-        self.snli, snli_idx = _sample(snli_all, n_snli, seed, "snli_test")
-        self.calib_snli, _ = _sample(snli_all, n_calib_snli, seed, "snli_calib", exclude=set(snli_idx))
-        self.mnli, _ = _sample(_jsonl(data / "nli" / "mnli_dev_mismatched_sample.jsonl"), n_mnli, seed, "mnli")
-        self.xnli, _ = _sample(_jsonl(data / "nli" / "xnli_ru_test.jsonl"), n_xnli, seed, "xnli_ru")
+        self.snli, snli_idx = seeded_sample(snli_all, n_snli, seed, "snli_test")
+        self.calib_snli, _ = seeded_sample(snli_all, n_calib_snli, seed, "snli_calib", exclude=set(snli_idx))
+        self.mnli, _ = seeded_sample(_jsonl(data / "nli" / "mnli_dev_mismatched_sample.jsonl"), n_mnli, seed, "mnli")
+        self.xnli, _ = seeded_sample(_jsonl(data / "nli" / "xnli_ru_test.jsonl"), n_xnli, seed, "xnli_ru")
         demo = json.loads((data / "demo_yandex_market.json").read_text(encoding="utf-8"))
         self.demo_docs = {"ru": [d["text"] for d in demo["docs"]], "en": DEMO_EN}
 
@@ -350,11 +326,11 @@ class CitationCheck:
     @staticmethod
     def partial_pairs(facts: list[dict]) -> list[tuple[str, str]]:
         """Half-supported claims: the fact plus the first sentence of a third distractor (not in the premise)."""
-        from vericite.export.hard_negatives import split_sentences
+        from vericite.export.hard_negatives import split_sentences_regex
 
         out = []
         for f in facts:
-            extra = (split_sentences(f["d3"]) or [""])[0]
+            extra = (split_sentences_regex(f["d3"]) or [""])[0]
             if extra:
                 out.append((f["d1"] + "\n" + f["own"], f["fact"].rstrip() + " " + extra))
         return out
@@ -411,7 +387,7 @@ class CitationCheck:
                            "recall_own_paragraph": round(float((hot_orig >= threshold).mean()), 4),
                            "recall_own_first": round(float((pf >= threshold).mean()), 4),
                            "accuracy": round((rec + 1 - fa) / 2, 4),
-                           "auc": round(_auc(np.r_[ps, ns], np.r_[np.ones(len(ps)), np.zeros(len(ns))]), 4)}
+                           "auc": round(auc(np.r_[ps, ns], np.r_[np.ones(len(ps)), np.zeros(len(ns))]), 4)}
 
         demo: dict[str, Any] = {}
         for lang, checks in DEMO_CHECKS.items():
@@ -605,7 +581,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--n-xnli", type=int, default=1000)
     ap.add_argument("--n-mnli", type=int, help="MNLI sample size (default: all 1000)")
     ap.add_argument("--n-facts", type=int, help="HotpotQA test facts sample size (default: all; swaps are made from them)")
-    ap.add_argument("--llm", help="score with the LLM as checker (engine/llm_checker.LLMYesNoChecker: P(Yes) from one "
+    ap.add_argument("--llm", help="score with the LLM as checker (bench/llm_checker.LLMYesNoChecker: P(Yes) from one "
                                   "forward pass; threshold 0.5 unless --threshold) instead of an NLI model; slow: "
                                   "use the --n-* options")
     ap.add_argument("--seed", type=int, default=0)
@@ -624,7 +600,7 @@ def main(argv: list[str] | None = None) -> int:
     logging.basicConfig(level=logging.WARNING)
     if args.llm:
         from vericite.engine.llm import LlamaCppLLM
-        from vericite.engine.llm_checker import LLMYesNoChecker
+        from vericite.bench.llm_checker import LLMYesNoChecker
 
         spec = Registry.load(args.models).get(args.llm, "llm")
         lm = LlamaCppLLM(verify(spec), n_ctx=spec.context, n_threads=args.threads or None)

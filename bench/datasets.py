@@ -17,9 +17,9 @@ Documents:
   the original index), so supporting documents are not always first. BM25: ``rank_bm25.BM25Okapi``
   (k1 = 1.5, b = 0.75, epsilon = 0.25) over the item's own documents (title + text), tokens =
   lower-cased ``\\w+`` runs; the query is the question. Deterministic. If more documents are
-  supporting than ``ndoc``, the ``ndoc`` best-ranked supporting ones are kept. (The CLI's
-  ``engine.docs.select_documents`` keeps supporting + first distractors in file order; it is not
-  changed.)
+  supporting than ``ndoc``, the ``ndoc`` best-ranked supporting ones are kept.
+  (:func:`oracle_documents` is the simpler oracle of ``vericite bench latency``: supporting + first
+  distractors in file order. ``vericite answer`` uses neither: it takes the first ``ndoc``.)
 
 The dataset is read from the item's fields (``qa_pairs`` -> asqa, ``claims`` -> eli5,
 ``question_decomposition`` / ``answer_aliases`` -> musique, ``supporting_facts`` /
@@ -27,11 +27,11 @@ The dataset is read from the item's fields (``qa_pairs`` -> asqa, ``claims`` -> 
 """
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from vericite.engine.docs import read_rows
 from vericite.engine.errors import InputError
 from vericite.engine.records import Document
 from vericite.engine.relevance import bm25_scores
@@ -40,35 +40,13 @@ DATASETS = ("asqa", "eli5", "hotpotqa", "musique")
 
 
 def read_jsonl(path: str | Path) -> Iterator[tuple[int, Any]]:
-    """(line number, value) for each non-blank line of a JSONL file, or (1, row) for each row of
-    a file holding one JSON list.
+    """(line number, value) for each row of a JSONL file, or (1, row) for each row of a file
+    holding one JSON list (:func:`vericite.engine.docs.read_rows`).
 
     Raises:
         InputError: missing/unreadable file, or malformed JSON (names the file, line and column).
     """
-    path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError as e:
-        raise InputError(f"file not found: {path}") from e
-    except IsADirectoryError as e:
-        raise InputError(f"{path} is a directory; pass a JSONL file") from e
-    except UnicodeDecodeError as e:
-        raise InputError(f"{path}: not UTF-8 text ({e})") from e
-    if text.lstrip().startswith("["):
-        try:
-            rows = json.loads(text)
-        except json.JSONDecodeError as e:
-            raise InputError(f"{path}: malformed JSON at line {e.lineno}, column {e.colno}: {e.msg}") from e
-        yield from ((1, r) for r in rows)
-        return
-    for n, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            yield n, json.loads(line)
-        except json.JSONDecodeError as e:
-            raise InputError(f"{path}: malformed JSONL at line {n}, column {e.colno}: {e.msg}") from e
+    yield from read_rows(path)
 
 
 def detect_dataset(row: dict) -> str | None:
@@ -194,3 +172,20 @@ def load_demos(path: str | Path, ndoc: int = 5) -> list[dict]:
         demos.append({"question": row["question"], "answer": row["answer"],
                       "docs": [_doc(d, f"{where}, document {i + 1}") for i, d in enumerate(row["docs"][:ndoc])]})
     return demos
+
+
+def oracle_documents(docs: list[dict], ndoc: int) -> list[dict]:
+    """At most ``ndoc`` documents chosen with the gold labels (oracle retrieval, benches only).
+
+    Items that flag supporting documents (``is_supporting``, HotpotQA/MuSiQue) keep every
+    supporting one plus the first distractors, in their original order; other items keep the
+    first ``ndoc``. ``vericite bench latency`` uses it, so its items match earlier latency runs.
+    """
+    if len(docs) <= ndoc:
+        return docs
+    if any(isinstance(d, dict) and d.get("is_supporting") for d in docs):
+        supporting = [i for i, d in enumerate(docs) if d.get("is_supporting")][:ndoc]
+        distractors = [i for i, d in enumerate(docs) if not d.get("is_supporting")]
+        keep = set(supporting) | set(distractors[:ndoc - len(supporting)])
+        return [d for i, d in enumerate(docs) if i in keep]
+    return docs[:ndoc]

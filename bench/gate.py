@@ -21,7 +21,7 @@ import time
 import numpy as np
 from tqdm import tqdm
 
-from vericite.engine import records as R
+from vericite.engine import settings as S
 
 
 def recall_precision(p: np.ndarray, y: np.ndarray, thr: float) -> tuple[float, float]:
@@ -54,14 +54,12 @@ def main(argv: list[str] | None = None, *, models_toml: str | None = None) -> in
     ap.add_argument("--threads", type=int)
     ap.add_argument("--target-recall", type=float, default=0.8)
     ap.add_argument("--greedy", action="store_true", help="also run the greedy grammar gate (slower)")
-    ap.add_argument("--prompts", help="override the LLM profile's prompt set (name or JSON path)")
-    ap.add_argument("--prompt-format", choices=R.PROMPT_FORMATS, help="override the LLM profile's prompt format")
-    ap.add_argument("--doc-tokens", type=int, help="override the LLM profile's document trimming (tokens, 0 = whole)")
+    S.add_arguments(ap, ["prompts", "prompt_format", "doc_tokens"])
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args(argv)
 
-    pipe = build_pipeline(models_toml=models_toml, llm=args.llm, threads=args.threads, prompts=args.prompts,
-                          prompt_format=args.prompt_format, doc_tokens=args.doc_tokens)
+    pipe = build_pipeline(models_toml=models_toml, llm=args.llm, threads=args.threads, overrides_origin="flag",
+                          **S.from_arguments(args))
     llm = pipe.llm
     items = load_items(args.data, ndoc=args.ndoc, start=args.start, limit=args.limit)
     scores, labels, greedy, per_doc = [], [], [], []

@@ -25,6 +25,7 @@ from collections import Counter
 from tqdm import tqdm
 
 from vericite.engine import records as R
+from vericite.engine import settings as S
 
 
 def gold_present(output: str, gold: dict) -> bool | None:
@@ -133,13 +134,7 @@ def main(argv: list[str] | None = None, *, models_toml: str | None = None) -> in
     ap.add_argument("--llm", help="LLM name in models.toml (default: the default LLM)")
     ap.add_argument("--nli", help="NLI checker name in models.toml (default: the default checker)")
     ap.add_argument("--threads", type=int, help="LLM CPU threads (default: all cores)")
-    ap.add_argument("--gate", choices=R.GATES, help="override the LLM profile's gate")
-    ap.add_argument("--gate-threshold", type=float, help="override the LLM profile's gate threshold (scored gate)")
-    ap.add_argument("--prompts", help="override the LLM profile's prompt set (name or JSON path)")
-    ap.add_argument("--prompt-format", choices=R.PROMPT_FORMATS, help="override the LLM profile's prompt format")
-    ap.add_argument("--doc-tokens", type=int, help="override the LLM profile's document trimming (tokens, 0 = whole)")
-    ap.add_argument("--citation-grammar", action=argparse.BooleanOptionalAction, default=None,
-                    help="override the LLM profile's citation grammar")
+    S.add_arguments(ap)
     ap.add_argument("--baseline", action="store_true", help="also answer each item in one pass (ALCE vanilla, 0-shot)")
     ap.add_argument("--out", help="write one JSON trace per item here (JSONL)")
     ap.add_argument("--json", action="store_true", help="print rows and totals as JSON instead of markdown")
@@ -147,9 +142,8 @@ def main(argv: list[str] | None = None, *, models_toml: str | None = None) -> in
 
     items = [it for path in args.data for it in load_items(path, ndoc=args.ndoc, limit=args.limit)]
     t0 = time.perf_counter()
-    pipe = build_pipeline(models_toml=models_toml, llm=args.llm, nli=args.nli, threads=args.threads, gate=args.gate,
-                          gate_threshold=args.gate_threshold, prompts=args.prompts, prompt_format=args.prompt_format,
-                          doc_tokens=args.doc_tokens, citation_grammar=args.citation_grammar)
+    pipe = build_pipeline(models_toml=models_toml, llm=args.llm, nli=args.nli, threads=args.threads,
+                          overrides_origin="flag", **S.from_arguments(args))
     load_s = time.perf_counter() - t0
     baseline = Vanilla(pipe.llm, prompt=VanillaPrompt.load(), demos=[], citation_grammar=False) if args.baseline else None
     rows = []

@@ -33,11 +33,11 @@ from dataclasses import replace
 from pathlib import Path
 
 from tqdm import tqdm
+from vericite.engine.records import STAGES
 
 log = logging.getLogger(__name__)
 
 MODES = ("reference", "scheduled")
-STAGES = ("initial_answer", "evidence", "refine")
 
 
 def _stage_row(stage) -> dict:
@@ -58,14 +58,12 @@ def _stage_row(stage) -> dict:
 
 def _configure(pipe, mode: str) -> None:
     """Switch one loaded pipeline between the two orders and clear every cache."""
-    llm = pipe.llm
-    llm.reuse_prefix = mode == "scheduled"
-    llm._anchors = []
-    llm._llm.reset()
+    pipe.llm.reuse_prefix = mode == "scheduled"
+    pipe.llm.reset_cache()
     pipe.settings = replace(pipe.settings, schedule="overlap" if mode == "scheduled" else "sequential")
     cache = getattr(pipe.checker, "cache", None)
     if cache is not None:
-        cache._mem.clear()
+        cache.clear_memory()
 
 
 def run_item(pipe, question, docs, mode: str) -> tuple[object, dict]:
@@ -183,6 +181,8 @@ def timeline_png(item: dict, path: Path) -> None:
 
 def main(argv: list[str] | None = None, models_toml: str | None = None) -> int:
     from vericite.engine.docs import item_input, read_json_or_jsonl
+
+    from .datasets import oracle_documents
     from vericite.engine.errors import InputError
     from vericite.engine.loader import build_pipeline, default_nli_threads
 
@@ -211,6 +211,7 @@ def main(argv: list[str] | None = None, models_toml: str | None = None) -> int:
     out: list[dict] = []
     try:
         for k, raw in enumerate(tqdm(items, desc="items (reference + scheduled)", unit="item")):
+            raw = {**raw, "docs": oracle_documents(raw.get("docs") or [], args.ndoc)}  # as earlier runs of this bench
             question, docs = item_input(raw, ndoc=args.ndoc, where=f"{args.data} item {args.start + k}")
             row = {"question": question}
             for mode in MODES:

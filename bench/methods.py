@@ -1,6 +1,6 @@
 """The methods the quality benchmark compares, on the same LLM and the same documents.
 
-- ``vanilla``: one LLM pass with ALCE's prompt (``engine/prompts/alce-vanilla-en.json``) and
+- ``vanilla``: one LLM pass with ALCE's prompt (``bench/prompts/alce-vanilla-en.json``) and
   ``shots`` demos (default 2) as user/assistant turns, as the VeriCite authors' ``vanilla.py``
   does. Demos: ``<data dir>/{dataset}_demos.jsonl`` (ALCE's ASQA / ELI5 demos); HotpotQA and
   MuSiQue have no demos file, so they use ALCE's ASQA demos (short cited answers over Wikipedia
@@ -13,7 +13,7 @@
   Documents that do not fit the context are cut to an equal share each (as the pipeline does).
 - ``vericite``: the pipeline (0-shot, as configured in models.toml) with the NLI checker.
 - Ablations (the pipeline code unchanged, only its checker swapped, ``Settings.threshold`` set
-  to the checker's own): ``vericite-no-nli`` (:class:`~vericite.engine.llm_checker.AcceptAll`),
+  to the checker's own): ``vericite-no-nli`` (:class:`~vericite.bench.llm_checker.AcceptAll`),
   ``vericite-llm`` (the LLM's P(Yes)), ``vericite-llm-batch`` (up to ``checker_batch``
   statements per prompt; the name carries the size, e.g. ``vericite-llm-batch5``),
   ``vericite-graded-strict`` / ``vericite-graded-lenient`` (1-4 scale, keep 1-2 / 1-3).
@@ -23,7 +23,6 @@ dict (method, models and their sha256, checker, threshold, prompts, grammar, dem
 """
 from __future__ import annotations
 
-import json
 import logging
 import subprocess
 from collections.abc import Callable
@@ -33,14 +32,15 @@ from pathlib import Path
 import numpy as np
 from vericite.engine.errors import ConfigError, InputError
 from vericite.engine.grammar import citation_grammar
-from vericite.engine.pipeline import fit_documents
-from vericite.engine.prompts import PROMPTS_DIR
+from vericite.engine.fitting import MARGIN_TOKENS, fit_documents
+from vericite.engine.prompts import PromptFile, fill, load_prompt_file
 from vericite.engine.records import Document
+
+from .llm_checker import BENCH_PROMPTS
 
 log = logging.getLogger(__name__)
 
 REPO = Path(__file__).resolve().parent.parent
-_MARGIN_TOKENS = 48
 DEMO_SEED = 42
 
 
@@ -90,49 +90,34 @@ def resolve_method(method: str, *, checker: str | None = None, no_nli: bool = Fa
 
 # -- vanilla ---------------------------------------------------------------------------------
 @dataclass(frozen=True)
-class VanillaPrompt:
+class VanillaPrompt(PromptFile):
     """ALCE's vanilla prompt as data: instruction, demo/test prompt ({INST} {Q} {D}), document
     block ({ID} {T} {P}), system message, generation cap (tokens)."""
 
-    name: str
-    version: str
-    system: str
     instruction: str
     demo_prompt: str
     doc_prompt: str
     max_tokens: int
 
-    @property
-    def tag(self) -> str:
-        return f"{self.name}@{self.version}"
-
     @classmethod
     def load(cls, name_or_path: str = "alce-vanilla-en") -> VanillaPrompt:
-        """Load ``engine/prompts/NAME.json`` or a JSON file by path.
+        """Load ``bench/prompts/NAME.json`` or a JSON file by path.
 
         Raises:
             ConfigError: not found, invalid JSON, or a missing field.
         """
-        path = Path(name_or_path)
-        if not path.suffix:
-            path = PROMPTS_DIR / f"{name_or_path}.json"
+        path, raw = load_prompt_file(name_or_path, BENCH_PROMPTS, what="vanilla prompt")
         try:
-            raw = json.loads(path.read_text(encoding="utf-8"))
             return cls(raw["name"], str(raw["version"]), raw.get("system", ""), raw["instruction"],
                        raw["demo_prompt"], raw["doc_prompt"], int(raw["max_tokens"]))
-        except FileNotFoundError as e:
-            raise ConfigError(f"vanilla prompt {name_or_path!r} not found ({path})") from e
-        except json.JSONDecodeError as e:
-            raise ConfigError(f"{path}: invalid JSON: {e}") from e
         except KeyError as e:
             raise ConfigError(f"{path}: missing field {e}") from e
 
     def doc(self, number: int, title: str, text: str) -> str:
-        return self.doc_prompt.replace("{ID}", str(number)).replace("{T}", title).replace("{P}", text)
+        return fill(self.doc_prompt, ID=str(number), T=title, P=text)
 
     def user(self, question: str, docs_block: str) -> str:
-        return (self.demo_prompt.replace("{INST}", self.instruction).replace("{Q}", question)
-                .replace("{D}", docs_block).rstrip())
+        return fill(self.demo_prompt, INST=self.instruction, Q=question, D=docs_block).rstrip()
 
 
 def pick_demos(demos: list[dict], shots: int, seed: int = DEMO_SEED) -> list[dict]:
@@ -182,7 +167,7 @@ class Vanilla:
             msgs += [{"role": "user", "content": self.prompt.user(d["question"], self._block(d["docs"]))},
                      {"role": "assistant", "content": d["answer"]}]
         fixed = sum(self.llm.count_tokens(m["content"]) for m in msgs) + self.llm.count_tokens(self.prompt.user(question, ""))
-        budget = self.llm.n_ctx - self.prompt.max_tokens - fixed - _MARGIN_TOKENS - 8 * len(msgs)
+        budget = self.llm.n_ctx - self.prompt.max_tokens - fixed - MARGIN_TOKENS - 8 * len(msgs)
         block = fit_documents(self.llm, docs, budget, self.prompt.doc, warnings,
                               hint=f"after {len(self.demos)} demos; use fewer --shots or --ndoc")
         return msgs + [{"role": "user", "content": self.prompt.user(question, block)}]
@@ -228,7 +213,7 @@ def make_checker(kind: str, llm, nli_checker, *, batch: int = 5):
     Raises:
         ConfigError: unknown kind or bad batch size.
     """
-    from vericite.engine.llm_checker import (
+    from .llm_checker import (
         AcceptAll,
         LLMBatchChecker,
         LLMGradedChecker,

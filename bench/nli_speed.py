@@ -33,13 +33,14 @@ from pathlib import Path
 import numpy as np
 
 from vericite.engine.batching import DynamicBatcher, plan_batches
-from vericite.engine.models import REPO_ROOT, Registry, tokenizer_path, verify
+from vericite.engine.models import Registry, tokenizer_path, verify
 from vericite.engine.nli import OnnxCrossEncoder
 from vericite.engine.nli_cache import ScoreCache
+from vericite.engine.paths import shared_dir
 
 log = logging.getLogger(__name__)
 
-SHARED = Path(os.environ.get("VERICITE_SHARED", REPO_ROOT.parent / "shared"))
+SHARED = shared_dir()
 PAIR_FILES = ("anli_test.jsonl", "rte_dev.jsonl")
 
 

@@ -39,8 +39,8 @@ from vericite.engine.batching import (
     DEFAULT_MAX_BATCH,
     plan_batches,
 )
-from vericite.engine.models import REPO_ROOT
 from vericite.engine.nli_t5 import OnnxT5Checker
+from vericite.engine.paths import shared_dir
 
 log = logging.getLogger(__name__)
 
@@ -210,7 +210,7 @@ def table(res: dict) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--data", default=str(REPO_ROOT.parent / "shared" / "data" / "nli" / "snli_test.jsonl"),
+    ap.add_argument("--data", default=str(shared_dir() / "data" / "nli" / "snli_test.jsonl"),
                     help="JSONL with premise and hypothesis fields (default: shared SNLI test)")
     ap.add_argument("--n", type=int, default=64, help="pairs, in file order (default 64)")
     ap.add_argument("--modes", default="none,int8", help="ONNX quantize modes (default none,int8)")

@@ -16,8 +16,9 @@ import json
 import sys
 from pathlib import Path
 
-from vericite.engine.models import REPO_ROOT, Registry
-from vericite.engine.nli import load_checker
+from vericite.engine.models import Registry
+from vericite.engine.checkers import load_checker
+from vericite.engine.paths import shared_dir
 
 
 def pairs_from_hotpotqa(path: Path, limit: int, start: int = 0) -> tuple[list[tuple[str, str]], list[tuple[str, str]]]:
@@ -44,7 +45,7 @@ def pairs_from_hotpotqa(path: Path, limit: int, start: int = 0) -> tuple[list[tu
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--data", default=str(REPO_ROOT.parent / "shared" / "data" / "hotpotqa.jsonl"))
+    ap.add_argument("--data", default=str(shared_dir() / "data" / "hotpotqa.jsonl"))
     ap.add_argument("--limit", type=int, default=200)
     ap.add_argument("--start", type=int, default=5, help="first item (default 5: items 0-4 are the evaluation items)")
     ap.add_argument("--nli")

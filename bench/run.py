@@ -27,7 +27,8 @@ from dataclasses import asdict
 from pathlib import Path
 
 from tqdm import tqdm
-from vericite.engine.errors import ConfigError, InputError, VeriCiteError
+from vericite.engine import settings as S
+from vericite.engine.errors import ConfigError, InputError
 
 from . import alce
 from .datasets import DATASETS, load_items, read_jsonl
@@ -190,7 +191,7 @@ def load_evaluator(*, models_toml: str | None, nli: str | None, threshold: float
         ConfigError, ModelFileError: unknown or missing model.
     """
     from vericite.engine.models import Registry
-    from vericite.engine.nli import load_checker
+    from vericite.engine.checkers import load_checker
 
     spec = Registry.load(models_toml).get(nli, "nli")
     checker = load_checker(spec)
@@ -315,8 +316,7 @@ def run_main(argv: list[str] | None = None, *, models_toml: str | None = None) -
     ap.add_argument("--shots", type=int, default=2, help="vanilla: demos (default 2; 0 = none)")
     ap.add_argument("--demos", help="vanilla: demos JSONL (default <data dir>/<dataset>_demos.jsonl; "
                     "HotpotQA/MuSiQue: asqa_demos.jsonl)")
-    ap.add_argument("--citation-grammar", action=argparse.BooleanOptionalAction, default=None,
-                    help="decode under the citation grammar (default: the LLM's profile), both methods")
+    S.add_arguments(ap, ["citation_grammar"])  # both methods
     ap.add_argument("--no-progress", action="store_true", help="no progress bar")
     ap.add_argument("--json", action="store_true", help="print the summary as JSON")
     args = ap.parse_args(argv)

@@ -1,4 +1,5 @@
-"""The `vericite` command line: answer, models, export."""
+"""The `vericite` command line: answer and models here; export and bench commands are added by
+their packages through the ``vericite.commands`` entry points."""
 from __future__ import annotations
 
 import argparse
@@ -6,7 +7,10 @@ import json
 import logging
 import sys
 
+from importlib.metadata import entry_points
+
 from . import records as R
+from . import settings as S
 from .errors import VeriCiteError
 
 log = logging.getLogger("vericite")
@@ -17,21 +21,16 @@ def _cmd_answer(args: argparse.Namespace) -> int:
     from .loader import build_pipeline
 
     question, docs = load_input(args.docs, question=args.question, index=args.index, ndoc=args.ndoc)
-    pipe = build_pipeline(llm=args.llm, nli=args.nli, models_toml=args.models, prompts=args.prompts,
-                          n_ctx=args.n_ctx, threads=args.threads, gpu_layers=args.gpu_layers,
-                          threshold=args.threshold, lang=args.lang, citation_grammar=args.citation_grammar,
-                          gate=args.gate, schedule=args.schedule, nli_threads=args.nli_threads,
-                          prompt_format=args.prompt_format, doc_tokens=args.doc_tokens,
-                          nli_cache=args.nli_cache)
+    pipe = build_pipeline(llm=args.llm, nli=args.nli, models_toml=args.models, n_ctx=args.n_ctx,
+                          threads=args.threads, gpu_layers=args.gpu_layers, nli_threads=args.nli_threads,
+                          nli_cache=args.nli_cache, overrides_origin="flag", **S.from_arguments(args))
     log.info("question: %s (%d documents)", question, len(docs))
     try:
         result = pipe.answer(question, docs)
     finally:
         pipe.checker.close()
     if args.json:
-        out = result.to_json()
-        out["settings"]["nli_ep"] = pipe.checker.ep
-        json.dump(out, sys.stdout, ensure_ascii=False, indent=2)
+        json.dump(result.to_json(), sys.stdout, ensure_ascii=False, indent=2)
         sys.stdout.write("\n")
     else:
         _print_answer(result)
@@ -87,60 +86,13 @@ def _cmd_models(args: argparse.Namespace) -> int:
     return 0
 
 
-def _cmd_export(args: argparse.Namespace) -> int:
-    try:
-        from vericite.export.nli_onnx import ExportValidationError
-        from vericite.export.t5_true import export_nli
-    except ImportError as e:
-        raise VeriCiteError(f"export needs the `export` extra: pip install -e '.[export]' ({e})") from e
-    kw = {"quantize": args.quantize}
-    for k in ("max_length", "min_agreement", "max_abs_dp", "external_data"):
-        if getattr(args, k) is not None:
-            kw[k] = getattr(args, k)
-    try:
-        manifest = export_nli(args.src, args.out, **kw)
-    except (ExportValidationError, FileNotFoundError, ValueError) as e:
-        raise VeriCiteError(str(e)) from e
-    json.dump(manifest, sys.stdout, indent=2)
-    sys.stdout.write("\n")
-    return 0
-
-
-_BENCHES = {
-    "items": ("vericite.bench.items", "run N items and count what each stage kept"),
-    "gate": ("vericite.bench.gate", "calibrate the usefulness gate on labelled documents"),
-    "nli": ("vericite.bench.nli_speed", "NLI pairs/s: PyTorch one pair per call vs ONNX batched, cache"),
-    "latency": ("vericite.bench.latency", "the authors' sequential order vs the scheduler, per stage"),
-    "citation-check": ("vericite.bench.citation_check", "a checker on held-out NLI, swap pairs, HotpotQA support, the brief's example"),
-}
-
-
-def _cmd_bench(args: argparse.Namespace) -> int:
-    import importlib
-
-    module = importlib.import_module(_BENCHES[args.what][0])
-    if args.what == "citation-check":  # takes its registry as --models
-        return module.main(args.rest + (["--models", args.models] if args.models else []))
-    return module.main(args.rest, models_toml=args.models)
-
-
-def _cmd_train(args: argparse.Namespace) -> int:
-    try:
-        from vericite.export.train_nli import main as train_main
-    except ImportError as e:
-        raise VeriCiteError(f"training needs the `export` extra: pip install -e '.[export]' ({e})") from e
-    return train_main(args.rest)
-
-
-def _cmd_quality(args: argparse.Namespace) -> int:
-    from vericite.bench import run as quality
-
-    main = {"run": quality.run_main, "eval": quality.eval_main, "report": quality.report_main}[args.command]
-    return main(args.rest, models_toml=args.models)
+#: Entry-point group through which other packages add subcommands: each entry is a function
+#: ``register(subparsers)`` that adds its parsers, each with ``set_defaults(func=...)``
+#: (vericite.export adds ``export``; vericite.bench adds ``bench``, ``run``, ``eval``, ``report``).
+COMMANDS_GROUP = "vericite.commands"
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from vericite.export.nli_onnx import QUANT_MODES  # stdlib-only at import time
     p = argparse.ArgumentParser(prog="vericite", description="Answers with verified citations, offline.")
     p.add_argument("-v", "--verbose", action="store_true", help="debug logging")
     p.add_argument("-q", "--quiet", action="store_true", help="warnings and errors only")
@@ -154,28 +106,13 @@ def build_parser() -> argparse.ArgumentParser:
     a.add_argument("--docs", required=True, help="JSON/JSONL of {title, text} documents, or items with question + docs")
     a.add_argument("--question", help="the question (default: the item's own question)")
     a.add_argument("--index", type=int, default=0, help="which item of a JSONL file of items (0-based)")
-    a.add_argument("--ndoc", type=int, default=5, help="documents to use (default 5, as in the paper)")
+    a.add_argument("--ndoc", type=int, default=5,
+                   help="documents to use: the first N, in the order given (default 5, as in the paper)")
     a.add_argument("--llm", help="LLM name in models.toml (default: [defaults] llm)")
     a.add_argument("--nli", help="NLI checker name in models.toml (default: [defaults] nli)")
-    a.add_argument("--threshold", type=float, help="P(entailment) to keep a statement (default: the checker's)")
-    a.add_argument("--prompts", help="prompt set name or JSON path (default: the LLM's profile in models.toml)")
-    a.add_argument("--citation-grammar", action=argparse.BooleanOptionalAction, default=None,
-                   help="force every sentence of stages 1 and 3 to cite (default: the LLM's profile)")
-    a.add_argument("--prompt-format", choices=R.PROMPT_FORMATS,
-                   help="chat: the GGUF's chat template; completion: one plain prompt (default: the LLM's profile)")
-    a.add_argument("--doc-tokens", type=int,
-                   help="trim each document the LLM sees to its most question-relevant sentences within this many "
-                        "tokens, 0 = whole (default: the LLM's profile); NLI always checks the whole document")
-    a.add_argument("--lang", default="auto", help="sentence-splitter language: auto, en, ru, ...")
-    a.add_argument("--gate", choices=R.GATES,
-                   help="usefulness gate: greedy Yes/No under a grammar, or P(Yes) >= the model's calibrated threshold")
-    a.add_argument("--n-ctx", type=int, help="LLM context tokens (default: the model's entry)")
-    a.add_argument("--threads", type=int, help="LLM CPU threads (default: all cores)")
-    a.add_argument("--gpu-layers", type=int, default=0, help="LLM layers on GPU (needs a GPU build of llama.cpp)")
-    a.add_argument("--nli-threads", type=int, help="ONNX Runtime threads for the checker (default: a quarter of the cores)")
+    S.add_arguments(a)
+    add_resource_arguments(a)
     a.add_argument("--nli-cache", help="sqlite file that keeps NLI scores across runs (default: memory only)")
-    a.add_argument("--schedule", choices=["overlap", "sequential"],
-                   help="overlap (default): NLI checks run while the LLM goes on; sequential: the authors' order")
     a.add_argument("--json", action="store_true", help="print the full trace as JSON")
     a.set_defaults(func=_cmd_answer)
 
@@ -187,38 +124,18 @@ def build_parser() -> argparse.ArgumentParser:
     m.add_argument("--json", action="store_true", help="machine-readable list")
     m.set_defaults(func=_cmd_models)
 
-    e = sub.add_parser("export", help="export a Hugging Face model to ONNX (needs the export extra)")
-    esub = e.add_subparsers(dest="what", required=True)
-    en = esub.add_parser("nli", help="an NLI checker: sequence-classification cross-encoder, or T5 TRUE-style "
-                                     "(encoder + first decoder step -> P(\"1\")); the family is read from config.json")
-    en.add_argument("src", help="local Hugging Face model folder")
-    en.add_argument("out", help="output folder (model.onnx, tokenizer.json, manifest.json)")
-    en.add_argument("--quantize", choices=QUANT_MODES, default="int8",
-                    help="int8: int8 weights, fp32 compute (batch-invariant); int8-dynamic: onnxruntime dynamic "
-                         "quantization (faster, batch-dependent); none: fp32")
-    en.add_argument("--max-length", type=int, help="tokens per pair (default 320 cross-encoder, 512 T5)")
-    en.add_argument("--min-agreement", type=float, help="parity gate: min label agreement with PyTorch (default 0.99)")
-    en.add_argument("--max-abs-dp", type=float, help="parity gate: max |P_torch - P_onnx| (default 0.05)")
-    en.add_argument("--external-data", action=argparse.BooleanOptionalAction, default=None,
-                    help="T5 only: weights in model.onnx.data (automatic above 1.8 GB; TRUE-11B needs it)")
-    en.set_defaults(func=_cmd_export)
-    et = esub.add_parser("train-nli", help="fine-tune a binary NLI cross-encoder (see `vericite export train-nli --help`)",
-                         add_help=False, prefix_chars="\x00")
-    et.add_argument("rest", nargs=argparse.REMAINDER)
-    et.set_defaults(func=_cmd_train)
-    b = sub.add_parser("bench", help="benchmarks (bench/): " + "; ".join(f"{k} = {v[1]}" for k, v in _BENCHES.items()))
-    b.add_argument("what", choices=list(_BENCHES))
-    b.add_argument("rest", nargs=argparse.REMAINDER, help="options of the benchmark (see --help after its name)")
-    b.set_defaults(func=_cmd_bench)
-
-    # quality benchmark (bench/run.py): options are parsed there (`vericite run --help`)
-    for name, text in (("run", "run a method (vanilla, vericite, ablations) over a data file; resumable"),
-                       ("eval", "ALCE citation recall / precision / F1 and correctness of results files"),
-                       ("report", "markdown table and bar chart of all methods side by side")):
-        q = sub.add_parser(name, help=text, add_help=False, prefix_chars="\x00")
-        q.add_argument("rest", nargs=argparse.REMAINDER)
-        q.set_defaults(func=_cmd_quality)
+    for ep in sorted(entry_points(group=COMMANDS_GROUP), key=lambda e: e.name):
+        ep.load()(sub)
     return p
+
+
+def add_resource_arguments(parser: argparse.ArgumentParser) -> None:
+    """The flags for what a run may use of the machine (not settings: they never change results)."""
+    parser.add_argument("--n-ctx", type=int, help="LLM context tokens (default: the model's entry)")
+    parser.add_argument("--threads", type=int, help="LLM CPU threads (default: all cores)")
+    parser.add_argument("--gpu-layers", type=int, default=0, help="LLM layers on GPU (needs a GPU build of llama.cpp)")
+    parser.add_argument("--nli-threads", type=int,
+                        help="ONNX Runtime threads for the checker (default: a quarter of the cores)")
 
 
 def main(argv: list[str] | None = None) -> int:

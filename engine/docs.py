@@ -4,6 +4,8 @@ Accepted shapes:
 - a JSON list of ``{title, text}`` documents, or JSONL with one document per line (needs --question);
 - a JSON object with ``question`` and ``docs`` (the ../shared/data item format), or JSONL of such
   items (pick one with ``index``, default 0).
+
+The first ``ndoc`` documents are used, in the order given.
 """
 from __future__ import annotations
 
@@ -18,17 +20,12 @@ from .records import Document
 log = logging.getLogger(__name__)
 
 
-def read_json_or_jsonl(path: str | Path) -> list[Any] | dict:
-    """A JSON document, or the rows of a JSONL file.
-
-    Raises:
-        InputError: missing, unreadable, empty or malformed file (with line and column).
-    """
-    path = Path(path)
+def _load(path: Path) -> tuple[bool, Any]:
+    """(True, the value) for a file that is one JSON value, else (False, [(line, value)]) of its JSONL lines."""
     try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError as e:
-        raise InputError(f"documents file not found: {path}") from e
+        raise InputError(f"file not found: {path}") from e
     except IsADirectoryError as e:
         raise InputError(f"{path} is a directory; pass a JSON or JSONL file") from e
     except PermissionError as e:
@@ -38,19 +35,43 @@ def read_json_or_jsonl(path: str | Path) -> list[Any] | dict:
     if not text.strip():
         raise InputError(f"{path}: the file is empty")
     try:
-        return json.loads(text)
+        return True, json.loads(text)
     except json.JSONDecodeError as whole:
         rows = []
         for n, line in enumerate(text.splitlines(), start=1):
             if not line.strip():
                 continue
             try:
-                rows.append(json.loads(line))
+                rows.append((n, json.loads(line)))
             except json.JSONDecodeError as e:
                 if n == 1:  # neither JSON nor JSONL: report the JSON error
-                    raise InputError(f"{path}: malformed JSON at line {whole.lineno}, column {whole.colno}: {whole.msg}") from whole
+                    raise InputError(f"{path}: malformed JSON at line {whole.lineno}, column {whole.colno}: "
+                                     f"{whole.msg}") from whole
                 raise InputError(f"{path}: malformed JSONL at line {n}, column {e.colno}: {e.msg}") from e
-        return rows
+        return False, rows
+
+
+def read_rows(path: str | Path) -> list[tuple[int, Any]]:
+    """The values of a JSON or JSONL file, each with the line it starts on: a JSON list gives its
+    rows (all on line 1), another JSON value one row, a JSONL file one row per non-blank line.
+
+    Raises:
+        InputError: missing, unreadable, empty or malformed file (names the file, line and column).
+    """
+    whole, value = _load(Path(path))
+    if not whole:
+        return value
+    return [(1, r) for r in value] if isinstance(value, list) else [(1, value)]
+
+
+def read_json_or_jsonl(path: str | Path) -> list[Any] | dict:
+    """A JSON document (list or object), or the rows of a JSONL file.
+
+    Raises:
+        InputError: missing, unreadable, empty or malformed file (with line and column).
+    """
+    whole, value = _load(Path(path))
+    return value if whole else [r for _, r in value]
 
 
 def _as_document(raw: Any, where: str) -> Document:
@@ -62,23 +83,6 @@ def _as_document(raw: Any, where: str) -> Document:
     if not isinstance(text, str):
         raise InputError(f"{where}: 'text' must be a string")
     return Document(title=str(raw.get("title") or ""), text=text.strip())
-
-
-def select_documents(docs: list[dict], ndoc: int) -> list[dict]:
-    """At most ``ndoc`` documents.
-
-    Items that flag supporting documents (``is_supporting``, HotpotQA/MuSiQue) keep every
-    supporting one plus the first distractors, in their original order; other items keep the
-    first ``ndoc`` (ALCE/ASQA/ELI5 order = retriever rank).
-    """
-    if len(docs) <= ndoc:
-        return docs
-    if any(isinstance(d, dict) and d.get("is_supporting") for d in docs):
-        supporting = [i for i, d in enumerate(docs) if d.get("is_supporting")][:ndoc]
-        distractors = [i for i, d in enumerate(docs) if not d.get("is_supporting")]
-        keep = set(supporting) | set(distractors[:ndoc - len(supporting)])
-        return [d for i, d in enumerate(docs) if i in keep]
-    return docs[:ndoc]
 
 
 def load_input(path: str | Path, *, question: str | None = None, index: int = 0,
@@ -119,14 +123,16 @@ def load_input(path: str | Path, *, question: str | None = None, index: int = 0,
 
 
 def item_input(item: dict, *, question: str | None = None, ndoc: int = 5, where: str = "item") -> tuple[str, list[Document]]:
-    """(question, documents) of one item in the ../shared/data formats (question + docs).
+    """(question, documents) of one item in the ../shared/data formats (question + docs): the
+    first ``ndoc`` documents in the order given, as a retriever delivers them (gold labels such
+    as ``is_supporting`` are never looked at).
 
     Raises:
         InputError: no 'docs' list, no question, no documents, or a document without text.
     """
     if not isinstance(item.get("docs"), list):
         raise InputError(f"{where}: an item needs a 'docs' list of {{title, text}} documents")
-    return _finish(question or item.get("question"), select_documents(item["docs"], ndoc), where)
+    return _finish(question or item.get("question"), item["docs"][:ndoc], where)
 
 
 def _finish(question: Any, raw_docs: list, where: str) -> tuple[str, list[Document]]:

@@ -25,15 +25,16 @@ from typing import Sequence
 import numpy as np
 
 _NUMBER = re.compile(r"(?<![\w.,])\d{1,3}(?:,\d{3})+(?:\.\d+)?(?![\d])|\d+(?:\.\d+)?")
-_WORDS_EN = ("zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen "
-             "sixteen seventeen eighteen nineteen twenty").split()
-_ORDINALS_EN = ("zeroth first second third fourth fifth sixth seventh eighth ninth tenth eleventh twelfth "
-                "thirteenth fourteenth fifteenth sixteenth seventeenth eighteenth nineteenth twentieth").split()
-_TENS_EN = {"thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70, "eighty": 80, "ninety": 90,
-            "hundred": 100, "thousand": 1000}
+#: English number words the guard reads (also the hard-negative generators' table, export/hard_negatives.py)
+WORDS_EN = ("zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen "
+            "sixteen seventeen eighteen nineteen twenty").split()
+ORDINALS_EN = ("zeroth first second third fourth fifth sixth seventh eighth ninth tenth eleventh twelfth "
+               "thirteenth fourteenth fifteenth sixteenth seventeenth eighteenth nineteenth twentieth").split()
+TENS_EN = {"thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70, "eighty": 80, "ninety": 90,
+           "hundred": 100, "thousand": 1000}
 _WORDS_RU = ("ноль один два три четыре пять шесть семь восемь девять десять одиннадцать двенадцать тринадцать "
              "четырнадцать пятнадцать шестнадцать семнадцать восемнадцать девятнадцать двадцать").split()
-_WORD_VALUES = {w: i for i, w in enumerate(_WORDS_EN)} | {w: i for i, w in enumerate(_ORDINALS_EN)} | _TENS_EN \
+_WORD_VALUES = {w: i for i, w in enumerate(WORDS_EN)} | {w: i for i, w in enumerate(ORDINALS_EN)} | TENS_EN \
     | {w: i for i, w in enumerate(_WORDS_RU)} | {"одна": 1, "две": 2}
 _UNCHECKED = {"zero", "one", "zeroth", "first", "ноль", "один", "одна"}  # hypothesis words too often not numbers
 _MAGNITUDES = {"thousand", "million", "billion", "trillion", "тысяча", "миллион", "миллиард"}

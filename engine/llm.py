@@ -67,8 +67,7 @@ class LlamaCppLLM:
         self.n_threads = n_threads or os.cpu_count()
         self.reuse_prefix = reuse_prefix
         self.anchor_min_tokens = anchor_min_tokens
-        self.max_anchors = max_anchors
-        self._anchors: list[tuple[list[int], bytes]] = []  # (tokens in the KV cache, llama state)
+        self._anchors = KVAnchors(self._llm, max_anchors)
 
     # -- tokens -----------------------------------------------------------------------------
     def count_tokens(self, text: str) -> int:
@@ -107,13 +106,13 @@ class LlamaCppLLM:
         kwargs = {}
         if grammar is not None:
             kwargs["grammar"] = llama_cpp.LlamaGrammar.from_string(grammar, verbose=False)
-        ctx = self._llm._ctx.ctx
+        ctx = self._llm.ctx
         tokens = None
         if not self.reuse_prefix:
             self._llm.reset()  # forget the KV cache: the whole prompt is evaluated again
         elif self._chat_format is None or isinstance(messages, str):
             tokens = self._prompt_tokens(messages)
-            self._restore_anchor(tokens)
+            self._anchors.restore_best(tokens)
         llama_cpp.llama_perf_context_reset(ctx)
         t0 = time.perf_counter()
         sampling = dict(temperature=0.0, top_k=1, top_p=1.0, max_tokens=max_tokens, seed=self.seed, **kwargs)
@@ -126,8 +125,8 @@ class LlamaCppLLM:
             raise InferenceError(f"llama.cpp call '{purpose}' failed: {e}") from e
         wall_ms = (time.perf_counter() - t0) * 1000
         perf = llama_cpp.llama_perf_context(ctx)
-        if tokens is not None and len(tokens) >= self.anchor_min_tokens and self.max_anchors > 0:
-            self._save_anchor()
+        if tokens is not None and len(tokens) >= self.anchor_min_tokens:
+            self._anchors.save()
         choice = out["choices"][0]
         usage = out.get("usage") or {}
         return LLMCall(
@@ -142,47 +141,10 @@ class LlamaCppLLM:
             text=((choice["text"] if isinstance(messages, str) else choice["message"].get("content")) or "").strip(),
         )
 
-    # -- KV-cache anchors ----------------------------------------------------------------------
-    def _save_anchor(self) -> None:
-        """Copy the live KV cache (llama_state_get_data) with the tokens it holds."""
-        import ctypes
-
-        import llama_cpp
-
-        ctx = self._llm._ctx.ctx
-        size = llama_cpp.llama_state_get_size(ctx)
-        buf = (ctypes.c_uint8 * int(size))()
-        n = llama_cpp.llama_state_get_data(ctx, buf, size)
-        toks = self._llm._input_ids.tolist()
-        self._anchors = [a for a in self._anchors if a[0] != toks][-(self.max_anchors - 1):] if self.max_anchors > 1 else []
-        self._anchors.append((toks, bytes(buf)[:int(n)]))
-
-    def _restore_anchor(self, tokens: list[int]) -> None:
-        """Load the anchor sharing the longest prefix with ``tokens`` if it beats the live KV cache."""
-        import ctypes
-
-        import llama_cpp
-
-        if not self._anchors:
-            return
-        llm = self._llm
-        live = llm.longest_token_prefix(llm._input_ids.tolist(), tokens) if llm.n_tokens else 0
-        best, best_len = None, live
-        for i, (toks, _) in enumerate(self._anchors):
-            n = llm.longest_token_prefix(toks, tokens)
-            if n > best_len:
-                best, best_len = i, n
-        if best is None:
-            return
-        toks, state = self._anchors.pop(best)
-        self._anchors.append((toks, state))  # most recently used last
-        buf = (ctypes.c_uint8 * len(state)).from_buffer_copy(state)
-        if llama_cpp.llama_state_set_data(llm._ctx.ctx, buf, len(state)) != len(state):
-            raise InferenceError("llama.cpp could not restore a saved KV-cache state")
-        llm.input_ids[:len(toks)] = toks
-        llm.n_tokens = len(toks)
-        llm._requires_eval = True
-        log.debug("restored a KV-cache anchor: %d of %d prompt tokens reused", best_len, len(tokens))
+    def reset_cache(self) -> None:
+        """Forget the KV cache and every anchor: the next prompt is evaluated from scratch."""
+        self._anchors.clear()
+        self._llm.reset()
 
     # -- scored answers ----------------------------------------------------------------------
     def _prompt_tokens(self, messages: list[dict[str, str]] | str) -> list[int]:
@@ -198,8 +160,7 @@ class LlamaCppLLM:
         eos, bos = llm.token_eos(), llm.token_bos()
         fmt = llama_chat_format.Jinja2ChatFormatter(
             template=llm.metadata["tokenizer.chat_template"],
-            eos_token=llm._model.token_get_text(eos) if eos != -1 else "",
-            bos_token=llm._model.token_get_text(bos) if bos != -1 else "")
+            eos_token=_token_text(llm, eos), bos_token=_token_text(llm, bos))
         res = fmt(messages=messages)
         return llm.tokenize(res.prompt.encode("utf-8"), add_bos=not res.added_special, special=True)
 
@@ -215,18 +176,20 @@ class LlamaCppLLM:
         Raises:
             InferenceError: the prompt does not fit the context.
         """
+        import llama_cpp
+
         llm = self._llm
         tokens = self._prompt_tokens(messages)
         if len(tokens) >= self.n_ctx:
             raise InferenceError(f"'{purpose}': prompt of {len(tokens)} tokens does not fit n_ctx={self.n_ctx}")
         t0 = time.perf_counter()
         if self.reuse_prefix:
-            self._restore_anchor(tokens)
-        prefix = llm.longest_token_prefix(llm._input_ids.tolist(), tokens) if llm.n_tokens and self.reuse_prefix else 0
+            self._anchors.restore_best(tokens)
+        prefix = llm.longest_token_prefix(_kv_tokens(llm), tokens) if llm.n_tokens and self.reuse_prefix else 0
         prefix = min(prefix, len(tokens) - 1)  # re-evaluate at least one token to refresh the logits
         llm.n_tokens = prefix
         llm.eval(tokens[prefix:])
-        logits = np.ctypeslib.as_array(llm._ctx.get_logits(), shape=(llm.n_vocab(),))
+        logits = np.ctypeslib.as_array(llama_cpp.llama_get_logits(llm.ctx), shape=(llm.n_vocab(),))
         ids = [llm.tokenize(w.encode("utf-8"), add_bos=False, special=False)[0] for w in (yes, no)]
         pair = logits[ids].astype(np.float64)
         p_yes = float(1.0 / (1.0 + np.exp(pair[1] - pair[0])))
@@ -236,3 +199,84 @@ class LlamaCppLLM:
                        wall_ms=round(wall_ms, 1), finish_reason="scored",
                        text=yes if p_yes >= 0.5 else no)
         return p_yes, call
+
+
+def _kv_tokens(llm) -> list[int]:
+    """The tokens whose keys and values are in the live KV cache."""
+    return llm.input_ids[:llm.n_tokens].tolist()
+
+
+def _token_text(llm, token: int) -> str:
+    """A special token's text as the chat template spells it ("" for -1: the model has none)."""
+    return llm.detokenize([token], special=True).decode("utf-8", errors="ignore") if token != -1 else ""
+
+
+class KVAnchors:
+    """Saved copies of the KV cache ("anchors"), each with the tokens it holds; least recently used dropped.
+
+    The one place that touches llama-cpp-python below its public surface, for one reason:
+    ``Llama.save_state()`` also copies the logits buffer (n_batch x n_vocab float32, about 311 MB for
+    Qwen2.5's 151,936-token vocabulary at n_batch 512) on every save, where an anchor needs only the
+    KV state (about 28 KB per token for the 1.5B). So saving uses llama.cpp's own
+    ``llama_state_get_data`` (public low-level bindings) and restoring mirrors ``Llama.load_state``,
+    including its one private flag: ``_requires_eval`` (logits are stale until the next decode).
+    """
+
+    def __init__(self, llm, max_anchors: int):
+        self._llm = llm
+        self.max_anchors = max_anchors
+        self._saved: list[tuple[list[int], bytes]] = []
+
+    def __len__(self) -> int:
+        return len(self._saved)
+
+    def clear(self) -> None:
+        self._saved = []
+
+    def save(self) -> None:
+        """Copy the live KV cache with the tokens it holds (replaces an anchor of the same tokens)."""
+        import ctypes
+
+        import llama_cpp
+
+        if self.max_anchors <= 0:
+            return
+        ctx = self._llm.ctx
+        size = llama_cpp.llama_state_get_size(ctx)
+        buf = (ctypes.c_uint8 * int(size))()
+        n = llama_cpp.llama_state_get_data(ctx, buf, size)
+        toks = _kv_tokens(self._llm)
+        keep = [a for a in self._saved if a[0] != toks]
+        self._saved = keep[-(self.max_anchors - 1):] if self.max_anchors > 1 else []
+        self._saved.append((toks, bytes(buf)[:int(n)]))
+
+    def restore_best(self, tokens: list[int]) -> None:
+        """Load the anchor sharing the longest prefix with ``tokens`` if it beats the live KV cache.
+
+        Raises:
+            InferenceError: llama.cpp refused the saved state.
+        """
+        import ctypes
+
+        import llama_cpp
+
+        if not self._saved:
+            return
+        llm = self._llm
+        live = llm.longest_token_prefix(_kv_tokens(llm), tokens) if llm.n_tokens else 0
+        best, best_len = None, live
+        for i, (toks, _) in enumerate(self._saved):
+            n = llm.longest_token_prefix(toks, tokens)
+            if n > best_len:
+                best, best_len = i, n
+        if best is None:
+            return
+        toks, state = self._saved.pop(best)
+        self._saved.append((toks, state))  # most recently used last
+        buf = (ctypes.c_uint8 * len(state)).from_buffer_copy(state)
+        if llama_cpp.llama_state_set_data(llm.ctx, buf, len(state)) != len(state):
+            raise InferenceError("llama.cpp could not restore a saved KV-cache state")
+        llm.input_ids[:len(toks)] = toks
+        llm.n_tokens = len(toks)
+        llm._requires_eval = True  # as Llama.load_state: the restored state has no fresh logits
+        log.debug("restored a KV-cache anchor: %d of %d prompt tokens reused", best_len, len(tokens))

@@ -1,19 +1,19 @@
-"""Build a ready VeriCite pipeline from models.toml names: the one place that turns model
-profiles (prompt set, grammars, gate, thresholds) into :class:`~vericite.engine.pipeline.Settings`."""
+"""Build a ready VeriCite pipeline from models.toml names: loads the models and resolves the
+settings (declared in :mod:`~vericite.engine.settings`) from the models' profiles and overrides."""
 from __future__ import annotations
 
 import logging
 import os
-from dataclasses import replace
 from typing import NoReturn
 
+from . import settings as S
 from .batching import DynamicBatcher
-from .llm import LlamaCppLLM
-from .nli_cache import ScoreCache
+from .checkers import load_checker
 from .errors import ModelFileError
+from .llm import LlamaCppLLM
 from .models import Registry, fix_hint, verify
-from .nli import load_checker
-from .pipeline import Settings, VeriCite
+from .nli_cache import ScoreCache
+from .pipeline import VeriCite
 from .prompts import PromptSet
 
 log = logging.getLogger(__name__)
@@ -28,15 +28,17 @@ def default_nli_threads() -> int:
 def build_pipeline(*, llm: str | None = None, nli: str | None = None, models_toml: str | None = None,
                    prompts: str | None = None, n_ctx: int | None = None, threads: int | None = None,
                    gpu_layers: int = 0, nli_threads: int | None = None, nli_cache: str | None = None,
-                   reuse_prefix: bool = True, **overrides) -> VeriCite:
+                   reuse_prefix: bool = True, overrides_origin: str = "argument", **overrides) -> VeriCite:
     """Load the LLM and the checker named in models.toml (defaults when None) into a pipeline.
 
     The checker sits behind a :class:`~vericite.engine.batching.DynamicBatcher` with a
     premise-hypothesis :class:`~vericite.engine.nli_cache.ScoreCache` (in memory, plus the sqlite
     file ``nli_cache`` when given). ``threads`` / ``nli_threads``: CPU threads of llama.cpp (default
     all cores) and of ONNX Runtime (default :func:`default_nli_threads`). ``reuse_prefix``: keep
-    the LLM's KV cache between calls. ``overrides`` replace :class:`Settings` fields whose value is
-    not None (e.g. threshold=0.7, schedule="sequential").
+    the LLM's KV cache between calls. ``overrides`` replace :class:`~vericite.engine.settings.Settings`
+    fields whose value is not None (e.g. threshold=0.7, schedule="sequential"); ``overrides_origin``
+    "flag" makes a bad value's error name its command-line flag. ``prompts`` is the ``prompts``
+    setting (kept as a named argument for callers).
 
     Raises:
         ConfigError: unknown model name, bad profile or prompt set.
@@ -44,13 +46,9 @@ def build_pipeline(*, llm: str | None = None, nli: str | None = None, models_tom
     """
     reg = Registry.load(models_toml)
     llm_spec, nli_spec = reg.get(llm, "llm"), reg.get(nli, "nli")
-    settings = Settings(threshold=nli_spec.threshold, citation_grammar=llm_spec.citation_grammar,
-                        gate=llm_spec.gate, gate_threshold=llm_spec.gate_threshold,
-                        prompt_format=llm_spec.prompt_format, doc_tokens=llm_spec.doc_tokens,
-                        checker_languages=nli_spec.languages, grade_bands=nli_spec.grade_bands)
-    settings = replace(settings, **{k: v for k, v in overrides.items() if v is not None})
-    prompt_set = PromptSet.load(prompts or llm_spec.prompts)
-    VeriCite.check_settings(settings)  # fail before loading models
+    settings = S.resolve((llm_spec.profile, llm_spec.name), (nli_spec.profile, nli_spec.name),
+                         overrides={"prompts": prompts, **overrides}, overrides_origin=overrides_origin)
+    prompt_set = PromptSet.load(settings.prompts)  # fail before loading models
     try:
         model = load_checker(nli_spec, intra_op_threads=nli_threads or default_nli_threads())
     except ModelFileError as e:
@@ -63,7 +61,8 @@ def build_pipeline(*, llm: str | None = None, nli: str | None = None, models_tom
     except ModelFileError as e:
         checker.close()
         _raise_with_hint(e, llm_spec)
-    lm.name = llm_spec.name
+    lm.name, lm.sha256 = llm_spec.name, llm_spec.sha256
+    checker.sha256 = nli_spec.sha256
     return VeriCite(lm, checker, prompts=prompt_set, settings=settings)
 
 

@@ -15,25 +15,27 @@ import sys
 import tempfile
 import tomllib
 import zipfile
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
 from pathlib import Path
 
 from .errors import ConfigError, ModelFileError
-from .records import GATES, PROMPT_FORMATS
+from . import settings as S
 
 log = logging.getLogger(__name__)
 
-REPO_ROOT = Path(__file__).resolve().parent.parent
+from .paths import REPO_ROOT  # noqa: E402  (re-exported: the repo root resolves relative paths)
 
 _ROLES = {"llm", "nli"}
 _FORMATS = {"gguf", "onnx"}
 _SOURCES = {"pypi-parts", "path", "hf"}
 _INPUT_FORMATS = {"cross-encoder", "t5-true"}
-_KEYS = {
+# Keys of the model itself; each role's profile keys (pipeline settings) come from engine/settings.py.
+_MODEL_KEYS = {
     "role", "format", "source", "file", "sha256", "size", "context", "packages", "parts", "path",
     "tokenizer", "hf_repo", "hf_file", "input_format", "max_length", "entailment_index",
-    "threshold", "licence", "description", "prompts", "citation_grammar", "premise_window", "gate", "gate_threshold", "languages",
-    "prompt_format", "doc_tokens", "number_guard", "grade_bands", "build",
+    "licence", "description", "premise_window", "number_guard", "build",
 }
 
 
@@ -58,20 +60,23 @@ class ModelSpec:
     input_format: str | None = None    # NLI: "cross-encoder" | "t5-true"
     max_length: int = 320              # NLI: tokens per pair
     entailment_index: int = 1          # NLI: logit index of "entailment"
-    threshold: float = 0.5             # NLI: P(entailment) >= threshold counts as entailed
     premise_window: int | None = None  # NLI: premise tokens per window (long premises: max over windows)
-    languages: tuple[str, ...] = ("en",)  # NLI: languages the checker reads (others get a warning)
     number_guard: bool = False         # NLI: reject hypotheses with numbers the premise lacks (engine/guard.py)
-    grade_bands: tuple[float, float, float] | None = None  # NLI: [b1, b2, b3] lower bounds of grades 1-3 (engine/grading.py)
     build: str = ""                    # source = "path", not in the repository: how to make the file
     licence: str = ""
     description: str = ""
-    prompts: str = "paper-en"          # LLM profile: prompt set name (engine/prompts/NAME.json)
-    citation_grammar: bool = False     # LLM profile: constrain stages 1 and 3 so every sentence cites
-    gate: str = "grammar"              # LLM profile: usefulness gate, "grammar" (greedy Yes/No) or "scored"
-    gate_threshold: float = 0.5        # LLM profile: P(Yes) needed when gate = "scored"
-    prompt_format: str = "chat"        # LLM profile: "chat" (GGUF chat template) or "completion" (plain prompt)
-    doc_tokens: int = 0                # LLM profile: trim each document shown to the LLM to this many tokens (0 = whole)
+    #: the entry's pipeline settings (its profile), checked by engine/settings.py: an LLM entry's
+    #: prompt set, grammars, gate...; an NLI entry's threshold, languages, grade bands
+    profile: Mapping[str, Any] = field(default_factory=dict)
+
+    def setting(self, name: str) -> Any:
+        """The profile's value of setting ``name``, else the setting's declared default."""
+        return self.profile.get(name, S.default(name))
+
+    @property
+    def threshold(self) -> float:
+        """NLI entries: P(entailment) that counts as entailed (the profile's ``threshold``)."""
+        return self.setting("threshold")
 
 
 def default_models_toml() -> Path:
@@ -153,9 +158,11 @@ class Registry:
 
 def _parse_spec(name: str, raw: dict, path: Path) -> ModelSpec:
     where = f"{path}: [models.\"{name}\"]"
-    unknown = set(raw) - _KEYS
+    role = raw.get("role")
+    allowed = _MODEL_KEYS | (S.profile_keys(role) if role in _ROLES else set())
+    unknown = set(raw) - allowed
     if unknown:
-        raise ConfigError(f"{where}: unknown key(s) {sorted(unknown)}; allowed: {sorted(_KEYS)}")
+        raise ConfigError(f"{where}: unknown key(s) {sorted(unknown)}; allowed for role {role!r}: {sorted(allowed)}")
     for key in ("role", "format", "source", "sha256"):
         if key not in raw:
             raise ConfigError(f"{where}: missing required key {key!r}")
@@ -175,33 +182,16 @@ def _parse_spec(name: str, raw: dict, path: Path) -> ModelSpec:
             raise ConfigError(f"{where}: source = 'pypi-parts' needs 'file' (the joined file's name)")
     if raw["source"] == "path" and not raw.get("path"):
         raise ConfigError(f"{where}: source = 'path' needs 'path'")
-    if raw.get("gate", "grammar") not in GATES:
-        raise ConfigError(f"{where}: gate = {raw['gate']!r}, expected one of {GATES}")
-    if not 0.0 <= float(raw.get("gate_threshold", 0.5)) <= 1.0:
-        raise ConfigError(f"{where}: gate_threshold = {raw['gate_threshold']}, must be in [0, 1]")
-    if raw.get("prompt_format", "chat") not in PROMPT_FORMATS:
-        raise ConfigError(f"{where}: prompt_format = {raw['prompt_format']!r}, expected one of {PROMPT_FORMATS}")
-    if not isinstance(raw.get("doc_tokens", 0), int) or raw.get("doc_tokens", 0) < 0:
-        raise ConfigError(f"{where}: doc_tokens = {raw['doc_tokens']!r}, must be an integer >= 0 (0 = whole documents)")
     if raw["role"] == "nli":
         fmt = raw.get("input_format")
         if fmt not in _INPUT_FORMATS:
             raise ConfigError(f"{where}: input_format = {fmt!r}, expected one of {sorted(_INPUT_FORMATS)}")
-        thr = float(raw.get("threshold", 0.5))
-        if not 0.0 < thr < 1.0:
-            raise ConfigError(f"{where}: threshold = {thr}, must be in (0, 1)")
-    kw = dict(raw)
+    profile = S.parse_profile(raw, raw["role"], where)
+    kw = {k: v for k, v in raw.items() if k in _MODEL_KEYS}
     kw["sha256"] = sha
     kw["packages"] = tuple(raw.get("packages", ()))
     kw["parts"] = tuple(raw.get("parts", ()))
-    if "languages" in raw:
-        kw["languages"] = tuple(raw["languages"])
-    if "grade_bands" in raw:
-        b = raw["grade_bands"]
-        if not (isinstance(b, list) and len(b) == 3 and all(isinstance(x, (int, float)) for x in b)
-                and 1.0 >= b[0] >= b[1] >= b[2] >= 0.0):
-            raise ConfigError(f"{where}: grade_bands = {b!r}, expected [b1, b2, b3] with 1 >= b1 >= b2 >= b3 >= 0")
-        kw["grade_bands"] = tuple(float(x) for x in b)
+    kw["profile"] = profile
     return ModelSpec(name=name, **kw)
 
 

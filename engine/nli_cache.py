@@ -108,6 +108,11 @@ class ScoreCache:
             if self._db is not None and rows:
                 self._db.executemany("INSERT OR REPLACE INTO scores (key, score) VALUES (?, ?)", rows)
 
+    def clear_memory(self) -> None:
+        """Forget the in-memory scores (the sqlite store, if any, is kept); counters are kept."""
+        with self._lock:
+            self._mem.clear()
+
     def stats(self) -> dict:
         """Counters: ``hits``, ``misses``, ``disk_hits``, ``entries`` (in memory), ``hit_rate``."""
         total = self.hits + self.misses

@@ -16,18 +16,16 @@ from __future__ import annotations
 
 import json
 import logging
-import os
-import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from .batching import DEFAULT_BATCH_TOKENS, DEFAULT_MAX_BATCH, plan_batches
-from .errors import ConfigError, InferenceError, ModelFileError
+from .batching import DEFAULT_BATCH_TOKENS, DEFAULT_MAX_BATCH
+from .errors import ConfigError, ModelFileError
 from .models import ModelSpec, tokenizer_path, verify, verify_file
-from .nli import MAX_PREMISE_TOKENS, select_providers
+from .onnx_scorer import OnnxPairScorer, premise_windows
 
 log = logging.getLogger(__name__)
 
@@ -101,21 +99,8 @@ class TrueInputEncoder:
         budget = max(1, self.max_length - fixed)
         if self.premise_window:
             budget = min(budget, self.premise_window)
-        ids = self._ids(premise.strip())
-        if len(ids) > MAX_PREMISE_TOKENS:
-            log.warning("premise of %d tokens cut to %d for NLI", len(ids), MAX_PREMISE_TOKENS)
-            ids = ids[:MAX_PREMISE_TOKENS]
-        windows: list[list[int]] = []
-        if len(ids) <= budget:
-            windows.append(ids)
-        else:
-            step = max(1, budget // 2)  # half-overlapping windows; the pair scores the max over them
-            for start in range(0, len(ids), step):
-                windows.append(ids[start:start + budget])
-                if start + budget >= len(ids):
-                    break
         tail = [*self._middle, *hyp, *self._suffix, self.eos_id]
-        return [[*self._prefix, *w, *tail] for w in windows]
+        return [[*self._prefix, *w, *tail] for w in premise_windows(self._ids(premise.strip()), budget)]
 
 
 def check_external_data(model_path: str | Path, manifest: dict | None = None) -> list[Path]:
@@ -153,7 +138,7 @@ def check_external_data(model_path: str | Path, manifest: dict | None = None) ->
             for e in manifest.get("external_data") or []]
 
 
-class OnnxT5Checker:
+class OnnxT5Checker(OnnxPairScorer):
     """A T5 TRUE-style NLI checker exported to ONNX (encoder + first decoder step -> P("1")).
 
     Args:
@@ -182,46 +167,24 @@ class OnnxT5Checker:
                  premise_window: int | None = None, batch_tokens: int = DEFAULT_BATCH_TOKENS,
                  max_batch: int = DEFAULT_MAX_BATCH, providers: Sequence[str] | None = None,
                  intra_op_threads: int | None = None, name: str = "", file_sha256: str = ""):
-        import onnxruntime as ort
-        from tokenizers import Tokenizer
-
-        model_path, tokenizer_path = Path(model_path), Path(tokenizer_path)
-        for p in (model_path, tokenizer_path):
-            if not p.is_file():
-                raise ModelFileError(f"NLI model file not found: {p}")
-        manifest = _read_manifest(model_path)
-        check_external_data(model_path, manifest or {})
-        opts = ort.SessionOptions()
-        opts.intra_op_num_threads = intra_op_threads or os.cpu_count() or 1
-        opts.log_severity_level = 3
-        try:
-            self._session = ort.InferenceSession(str(model_path), sess_options=opts, providers=select_providers(providers))
-        except Exception as e:  # onnxruntime raises its own exception types for corrupt graphs
-            raise ModelFileError(f"ONNX Runtime could not load {model_path}: {e}") from e
+        model_path = Path(model_path)
+        manifest = _read_manifest(model_path) if model_path.is_file() else None
+        if manifest is not None:
+            check_external_data(model_path, manifest)  # before ONNX Runtime reads the weights
+        super().__init__(model_path, tokenizer_path, batch_tokens=batch_tokens, max_batch=max_batch,
+                         providers=providers, intra_op_threads=intra_op_threads, name=name)
         outputs = [o.name for o in self._session.get_outputs()]
         if OUTPUT_NAME not in outputs:
             raise ModelFileError(f"{model_path} is not a T5 TRUE-style export (outputs {outputs}, expected "
                                  f"{OUTPUT_NAME!r}); export it with `vericite export nli`")
-        self._inputs = {i.name for i in self._session.get_inputs()}
-        try:
-            tok = Tokenizer.from_file(str(tokenizer_path))
-        except Exception as e:  # tokenizers raises a bare Exception on a malformed file
-            raise ModelFileError(f"could not read tokenizer {tokenizer_path}: {e}") from e
-        tok.no_padding()
-        tok.no_truncation()
         template = (manifest or {}).get("input_format", TRUE_TEMPLATE)
-        self.encoder = TrueInputEncoder(tok, template=template, max_length=max_length, premise_window=premise_window)
-        self.pad_id = int((manifest or {}).get("pad_token_id", tok.token_to_id("<pad>") or 0))
+        self.encoder = TrueInputEncoder(self._tok, template=template, max_length=max_length, premise_window=premise_window)
+        self.pad_id = int((manifest or {}).get("pad_token_id", self._tok.token_to_id("<pad>") or 0))
+        self.pad_values = {"input_ids": self.pad_id}
         self.max_length = max_length
-        self.batch_tokens = batch_tokens
-        self.max_batch = max_batch
-        self.name = name or model_path.parent.name
-        self.ep = self._session.get_providers()[0]
-        self.intra_op_threads = opts.intra_op_num_threads
         #: identifies this model and every setting that changes a score (premise-hypothesis cache key)
         self.cache_id = (f"t5-true|{self.name}|{file_sha256 or model_path.resolve()}|"
                          f"max_length={max_length}|window={premise_window}")
-        self.stats = {"pairs": 0, "windows": 0, "batches": 0, "ms": 0.0}
 
     @property
     def premise_window(self) -> int | None:
@@ -232,46 +195,14 @@ class OnnxT5Checker:
     def premise_window(self, value: int | None) -> None:
         self.encoder.premise_window = value
 
-    def scores(self, pairs: Sequence[tuple[str, str]]) -> np.ndarray:
-        """P(entailed) = P(first generated token is "1") for each (premise, hypothesis) pair.
+    def encode(self, premise: str, hypothesis: str) -> list[dict[str, list[int]]]:
+        """Rows of the TRUE template's token ids (``</s>`` included), one per premise window."""
+        return [{"input_ids": ids, "attention_mask": [1] * len(ids)} for ids in self.encoder.windows(premise, hypothesis)]
 
-        A pair whose premise needs several windows scores the maximum over its windows.
-
-        Returns:
-            float32 array, shape [len(pairs)], values in [0, 1].
-
-        Raises:
-            InferenceError: ONNX Runtime failed.
-        """
-        t0 = time.perf_counter()
-        owner: list[int] = []
-        rows: list[list[int]] = []
-        for i, (premise, hypothesis) in enumerate(pairs):
-            for ids in self.encoder.windows(premise, hypothesis):
-                owner.append(i)
-                rows.append(ids)
-        probs = np.zeros(len(rows), dtype=np.float32)
-        batches = plan_batches([len(r) for r in rows], max_tokens=self.batch_tokens, max_batch=self.max_batch)
-        for idx in batches:
-            width = max(len(rows[r]) for r in idx)
-            ids = np.full((len(idx), width), self.pad_id, dtype=np.int64)
-            mask = np.zeros_like(ids)
-            for j, r in enumerate(idx):
-                ids[j, :len(rows[r])] = rows[r]
-                mask[j, :len(rows[r])] = 1
-            feeds = {k: v for k, v in (("input_ids", ids), ("attention_mask", mask)) if k in self._inputs}
-            try:
-                (p,) = self._session.run([OUTPUT_NAME], feeds)
-            except Exception as e:
-                raise InferenceError(f"ONNX Runtime failed on a batch of {len(idx)} rows x {width} tokens: {e}") from e
-            probs[idx] = np.asarray(p, dtype=np.float32).reshape(-1)
-        out = np.zeros(len(pairs), dtype=np.float32)
-        np.maximum.at(out, np.asarray(owner, dtype=np.int64), probs)
-        self.stats["pairs"] += len(pairs)
-        self.stats["windows"] += len(rows)
-        self.stats["batches"] += len(batches)
-        self.stats["ms"] += (time.perf_counter() - t0) * 1000
-        return out
+    def run_batch(self, feeds: dict[str, np.ndarray]) -> np.ndarray:
+        """P("1") per row: the graph's ``p_true`` output."""
+        (p,) = self._session.run([OUTPUT_NAME], feeds)
+        return np.asarray(p, dtype=np.float32).reshape(-1)
 
 
 def _read_manifest(model_path: Path) -> dict | None:

@@ -4,10 +4,12 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-# Usefulness gates: "grammar" (greedy Yes/No) or "scored" (P(Yes) >= a calibrated threshold).
-GATES = ("grammar", "scored")
-# How prompts reach the LLM: through the GGUF's chat template, or as one plain completion prompt.
-PROMPT_FORMATS = ("chat", "completion")
+# The three stages, one name each: in traces (StageTrace.name), statements (Statement.stage) and
+# prompts. Their LLM calls are named by step: "answer"; "gate:N" and "extract:N" (document N); "refine".
+ANSWER = "answer"      # stage 1: initial answer with citations, each statement checked
+EVIDENCE = "evidence"  # stage 2: per document, usefulness gate then fact extraction, each fact checked
+REFINE = "refine"      # stage 3: merge the verified statements; each final sentence checked
+STAGES = (ANSWER, EVIDENCE, REFINE)
 
 # Verdicts a statement can carry in the trace.
 KEPT = "kept"                      # passed the NLI check (stages 1, 2)
@@ -39,7 +41,7 @@ class Statement:
     (:mod:`~vericite.engine.grading`), or None when the checker has no bands or no check ran.
     """
 
-    stage: str            # "initial" | "evidence" | "final"
+    stage: str            # "answer" | "evidence" | "refine" (STAGES)
     text: str
     citations: tuple[int, ...]
     verdict: str

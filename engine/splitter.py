@@ -10,6 +10,11 @@ from .citations import leading_citations
 from .errors import ConfigError
 
 
+def known_language(lang: str) -> bool:
+    """Whether pysbd can split ``lang`` (an ISO 639-1 code such as "en", "ru")."""
+    return lang in LANGUAGE_CODES
+
+
 def check_language(lang: str) -> None:
     """Raise ConfigError unless pysbd can split ``lang`` (an ISO 639-1 code such as "en", "ru")."""
     if lang not in LANGUAGE_CODES:

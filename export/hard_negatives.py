@@ -53,6 +53,12 @@ from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from vericite.engine.guard import (  # the number guard's English number words (one table)
+    ORDINALS_EN as _GUARD_ORDINALS_EN,
+    TENS_EN as _GUARD_TENS_EN,
+    WORDS_EN as _GUARD_WORDS_EN,
+)
+
 __all__ = [
     "GENERATORS",
     "KINDS",
@@ -66,7 +72,7 @@ __all__ = [
     "negate",
     "perturb",
     "qa_document_pairs",
-    "split_sentences",
+    "split_sentences_regex",
     "swap_roles",
 ]
 
@@ -236,12 +242,12 @@ def change_date(premise: str, hypothesis: str, seed: int = 0) -> HardNegative | 
 # ------------------------------------------------------------------------------------------------
 # numbers and quantities
 
-_CARDINALS = ["zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
-              "eleven", "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen",
-              "nineteen", "twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety",
-              "hundred"]
-_ORDINALS = ["first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth",
-             "eleventh", "twelfth"]
+#: The number-word tables are the number guard's (engine/guard.py), cut to what the generators use:
+#: the cardinals zero-twenty, the tens and "hundred" (not "thousand", a magnitude here), and the
+#: ordinals first-twelfth. The lists and their order decide the edits: change them and the hard
+#: negatives (the training data of nli-minilm-l6-hn-int8) change.
+_CARDINALS = [*_GUARD_WORDS_EN, *(w for w, v in _GUARD_TENS_EN.items() if v <= 100)]
+_ORDINALS = list(_GUARD_ORDINALS_EN[1:13])
 _NUM_WORD_RE = re.compile(r"\b(" + "|".join(_CARDINALS[2:] + _ORDINALS) + r")\b", re.IGNORECASE)
 _DIGITS = r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?"
 _NUM_RE = re.compile(rf"(?<![\w.,$£€-])(?P<num>{_DIGITS})(?P<ord>st|nd|rd|th)?(?![\w]|[.,]\d)")
@@ -480,7 +486,7 @@ def change_entity(premise: str, hypothesis: str, seed: int = 0,
     targets = hyp_ents[:]
     rng.shuffle(targets)
     hyp_names = {n.lower() for _, _, n in hyp_ents}
-    sentences = split_sentences(premise) or [premise]
+    sentences = split_sentences_regex(premise) or [premise]
     for s, e, name in targets:
         near = {n.lower() for sent in sentences if name.lower() in sent.lower() for _, _, n in _entities(sent)}
         cands: list[str] = []
@@ -712,12 +718,20 @@ _ABBREV = "".join(rf"(?<!\b{a}\.)" for a in ("[A-Z]", "Mr", "Mrs", "Ms", "Dr", "
 _SPLIT_RE = re.compile(r"(?<=[.!?])" + _ABBREV + r"[\"'”)\]]?\s+(?=[\"'“(\[]?[A-Z0-9])")
 
 
-def split_sentences(text: str) -> list[str]:
-    """Split a paragraph into sentences (stripped, non-empty).
+def split_sentences_regex(text: str) -> list[str]:
+    """Split a paragraph into sentences (stripped, non-empty) with this module's own regular expressions.
 
     HotpotQA paragraphs joined from sentence lists keep two spaces between sentences; when a
     paragraph has them they are the only split points. Otherwise split after ``.!?`` followed by a
     capital or digit, except after initials and common abbreviations (Mr., Dr., St., U.S., ...).
+
+    Frozen: this is not the engine's splitter (``vericite.engine.splitter.split_sentences``,
+    pysbd), and it must not become it. Its splits decide which QA sentences and premise windows
+    :func:`qa_document_pairs` draws and which names :func:`change_entity` treats as coordinated,
+    i.e. the training data of ``nli-minilm-l6-hn-int8`` (and the bench's partial claims in
+    ``bench/citation_check.py``). The two differ on 340 of the 3,992 document texts of
+    ``shared/data/hotpotqa.jsonl`` (e.g. this one drops a closing quote after a full stop; pysbd
+    does not split after ``."``).
     """
     text = text.strip()
     if not text:
@@ -738,7 +752,7 @@ def _item_paragraphs(item: dict) -> list[tuple[str, list[str], bool]]:
             out.append((title, [s.strip() for s in sents if s.strip()], title in support))
     else:
         for d in item.get("docs") or []:
-            out.append((d.get("title", ""), split_sentences(d.get("text", "")), bool(d.get("is_supporting"))))
+            out.append((d.get("title", ""), split_sentences_regex(d.get("text", "")), bool(d.get("is_supporting"))))
     return out
 
 
@@ -810,7 +824,7 @@ def qa_document_pairs(items: Iterable[dict], *, seed: int = 0, sentences_per_ite
                 continue
             pairs.append({"premise": own, "hypothesis": sent, "label": "entailment", "source": "qa-positive"})
             if two_doc_positive:
-                lead = _window(split_sentences(other) or [other], 0, window_chars // 2 if window_chars else None)
+                lead = _window(split_sentences_regex(other) or [other], 0, window_chars // 2 if window_chars else None)
                 pairs.append({"premise": lead + "\n" + own, "hypothesis": sent, "label": "entailment",
                               "source": "qa-positive-2doc"})
             pairs.append({"premise": other, "hypothesis": sent, "label": "not_entailment", "source": "qa-distractor"})

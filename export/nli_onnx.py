@@ -29,12 +29,14 @@ import logging
 import os
 import shutil
 import tempfile
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from importlib import metadata
 from pathlib import Path
 from typing import Any
 
 from vericite.engine.models import sha256_file
+from vericite.engine.paths import shared_dir
 
 log = logging.getLogger(__name__)
 
@@ -69,14 +71,6 @@ class ExportValidationError(Exception):
         self.figures: dict[str, Any] = dict(figures or {})
 
 
-def _shared_dir() -> Path:
-    """The shared data folder: ``$VERICITE_SHARED`` or ``<repo>/../shared``."""
-    env = os.environ.get("VERICITE_SHARED")
-    if env:
-        return Path(env)
-    return Path(__file__).resolve().parents[2] / "shared"
-
-
 def default_parity_pairs(n: int = DEFAULT_PARITY_N, path: str | Path | None = None) -> list[tuple[str, str]]:
     """The first ``n`` (premise, hypothesis) pairs of the SNLI test file.
 
@@ -93,7 +87,7 @@ def default_parity_pairs(n: int = DEFAULT_PARITY_N, path: str | Path | None = No
         FileNotFoundError: the file does not exist (pass ``parity_pairs`` to
             :func:`export_cross_encoder` instead).
     """
-    p = Path(path) if path is not None else _shared_dir() / "data" / "nli" / "snli_test.jsonl"
+    p = Path(path) if path is not None else shared_dir() / "data" / "nli" / "snli_test.jsonl"
     if not p.is_file():
         raise FileNotFoundError(
             f"parity pairs file not found: {p} (set VERICITE_SHARED or pass parity_pairs explicitly)"
@@ -108,7 +102,6 @@ def default_parity_pairs(n: int = DEFAULT_PARITY_N, path: str | Path | None = No
             row = json.loads(line)
             pairs.append((str(row["premise"]), str(row["hypothesis"])))
     return pairs
-
 
 
 def _version(dist: str) -> str | None:
@@ -199,7 +192,7 @@ def _score_onnx(
     return np.concatenate(out)
 
 
-def _parity_figures(p_ref: Any, p_onnx: Any) -> dict[str, Any]:
+def _parity_figures(p_ref: Any, p_onnx: Any, batch_size: int = _SCORE_BATCH) -> dict[str, Any]:
     import numpy as np
 
     d = np.abs(p_ref - p_onnx)
@@ -207,11 +200,121 @@ def _parity_figures(p_ref: Any, p_onnx: Any) -> dict[str, Any]:
     return {
         "n": int(len(d)),
         "threshold": 0.5,
-        "batch_size": _SCORE_BATCH,
+        "batch_size": batch_size,
         "agreement": float(agree.mean()),
         "max_abs_dp": float(d.max()),
         "mean_abs_dp": float(d.mean()),
     }
+
+
+# ------------------------------------------------------------------------------------------------
+# The skeleton both exporters share (export_cross_encoder here, export/t5_true.py's export_t5_true):
+# option checks, the gate's pairs, a staging folder next to ``out``, the parity gate, tokenizer and
+# config, file records, and the move of the staged files into ``out`` with the manifest last.
+
+def _check_options(quantize: str, max_length: int, min_max_length: int) -> None:
+    """Raises ValueError for an unknown ``quantize`` or a ``max_length`` below ``min_max_length``."""
+    if quantize not in QUANT_MODES:
+        raise ValueError(f"quantize must be one of {QUANT_MODES}, got {quantize!r}")
+    if max_length < min_max_length:
+        raise ValueError(f"max_length too small: {max_length}")
+
+
+def _gate_pairs(parity_pairs: list[tuple[str, str]] | None) -> tuple[list[tuple[str, str]], str]:
+    """``(pairs, pairs_source)`` for the parity gate: the caller's pairs (checked) or :func:`default_parity_pairs`."""
+    if parity_pairs is not None:
+        return _check_pairs(parity_pairs), "caller"
+    return default_parity_pairs(), f"snli_test.jsonl first {DEFAULT_PARITY_N}"
+
+
+def _fast_tokenizer(src: Path) -> Any:
+    """The Hugging Face tokenizer of ``src`` (local files only).
+
+    Raises:
+        ExportValidationError: it is not a fast tokenizer.
+    """
+    from transformers import AutoTokenizer
+
+    tokenizer = AutoTokenizer.from_pretrained(str(src), local_files_only=True)
+    if not getattr(tokenizer, "is_fast", False):
+        raise ExportValidationError(f"{src}: a fast tokenizer (tokenizer.json) is required")
+    return tokenizer
+
+
+@contextmanager
+def _staging_dir(out: Path) -> Iterator[Path]:
+    """A temporary folder next to ``out`` (same file system: the final moves are renames), removed on exit."""
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.tmp-", dir=out.parent))
+    try:
+        yield tmp
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def _opset(model: Any, default: int) -> int:
+    """The default-domain opset an ONNX ``ModelProto`` imports (``default`` when it names none)."""
+    return next((o.version for o in model.opset_import if o.domain in ("", "ai.onnx")), default)
+
+
+def _parity_gate(p_ref: Any, p_onnx: Any, *, batch_size: int, pairs_source: str, min_agreement: float,
+                 max_abs_dp: float, src: Path, quantize: str, out: Path, dp_digits: int = 4,
+                 reference: str | None = None, logger: logging.Logger = log) -> dict[str, Any]:
+    """The parity gate: figures of the written model's scores ``p_onnx`` against the reference ``p_ref``.
+
+    Args:
+        dp_digits: decimals of max|dP| in the log line and the error (mean|dP| gets one more).
+        reference: a note on what ``p_ref`` is, recorded when given.
+        logger: where the figures are logged (the calling exporter's logger).
+
+    Returns:
+        The manifest's ``parity`` record: :func:`_parity_figures` plus ``pairs_source``,
+        ``min_agreement``, ``max_abs_dp_limit`` (and ``reference``).
+
+    Raises:
+        ExportValidationError: ``agreement < min_agreement`` or ``max|dP| > max_abs_dp`` (the
+            figures are on ``.figures``).
+    """
+    figures = _parity_figures(p_ref, p_onnx, batch_size)
+    figures.update(pairs_source=pairs_source, min_agreement=min_agreement, max_abs_dp_limit=max_abs_dp)
+    if reference is not None:
+        figures["reference"] = reference
+    logger.info(f"parity gate: n=%d agreement=%.4f max|dP|=%.{dp_digits}f mean|dP|=%.{dp_digits + 1}f",
+             figures["n"], figures["agreement"], figures["max_abs_dp"], figures["mean_abs_dp"])
+    if figures["agreement"] < min_agreement or figures["max_abs_dp"] > max_abs_dp:
+        raise ExportValidationError(
+            f"parity gate failed for {src} ({quantize}): agreement {figures['agreement']:.4f} "
+            f"(min {min_agreement}), max|dP| {figures['max_abs_dp']:.{dp_digits}f} (max {max_abs_dp}) "
+            f"over {figures['n']} pairs; nothing written to {out}",
+            figures,
+        )
+    return figures
+
+
+def _stage_tokenizer_and_config(src: Path, tokenizer: Any, stage: Path) -> None:
+    """Put ``tokenizer.json`` (the source's, verbatim; else saved from ``tokenizer``) and a verbatim
+    ``config.json`` into ``stage``."""
+    if (src / "tokenizer.json").is_file():
+        shutil.copyfile(src / "tokenizer.json", stage / "tokenizer.json")
+    else:  # e.g. converted from spiece.model by transformers
+        tokenizer.backend_tokenizer.save(str(stage / "tokenizer.json"))
+    shutil.copyfile(src / "config.json", stage / "config.json")
+
+
+def _file_record(path: Path) -> dict[str, Any]:
+    """``{"file": name, "sha256", "size_bytes"}`` of a written file, as the manifests list it."""
+    return {"file": path.name, "sha256": sha256_file(path), "size_bytes": path.stat().st_size}
+
+
+def _publish(stage: Path, out: Path, manifest: dict[str, Any], files: Sequence[str]) -> None:
+    """Write ``manifest.json`` into ``stage``, then move ``files`` and the manifest into ``out``.
+
+    The manifest moves last, so a manifest in ``out`` always matches the files next to it.
+    """
+    (stage / "manifest.json").write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8")
+    out.mkdir(parents=True, exist_ok=True)
+    for name in [*files, "manifest.json"]:
+        os.replace(stage / name, out / name)
 
 
 #: Initializers smaller than this stay inside the .onnx file when weights go to an external file
@@ -487,10 +590,7 @@ def export_cross_encoder(
             the figures are on ``.figures``).
         ImportError: torch / transformers / optimum-onnx / onnxruntime missing.
     """
-    if quantize not in QUANT_MODES:
-        raise ValueError(f"quantize must be one of {QUANT_MODES}, got {quantize!r}")
-    if max_length < 8:
-        raise ValueError(f"max_length too small: {max_length}")
+    _check_options(quantize, max_length, 8)
     src = Path(src).resolve()
     out = Path(out).resolve()
     weights = src / "model.safetensors"
@@ -498,19 +598,16 @@ def export_cross_encoder(
         raise FileNotFoundError(f"{src} is not a local model folder with config.json and model.safetensors")
     if out == src:
         raise ValueError("out must differ from src")
-    pairs = _check_pairs(parity_pairs) if parity_pairs is not None else default_parity_pairs()
-    pairs_source = "caller" if parity_pairs is not None else f"snli_test.jsonl first {DEFAULT_PARITY_N}"
+    pairs, pairs_source = _gate_pairs(parity_pairs)
 
     import onnx
     import onnxruntime as ort
     import torch
     from optimum.exporters.onnx import main_export
-    from transformers import AutoModelForSequenceClassification, AutoTokenizer
+    from transformers import AutoModelForSequenceClassification
 
     log.info("loading %s (fp32)", src)
-    tokenizer = AutoTokenizer.from_pretrained(str(src), local_files_only=True)
-    if not getattr(tokenizer, "is_fast", False):
-        raise ExportValidationError(f"{src}: a fast tokenizer (tokenizer.json) is required")
+    tokenizer = _fast_tokenizer(src)
     model, info = AutoModelForSequenceClassification.from_pretrained(
         str(src), local_files_only=True, dtype=torch.float32, output_loading_info=True
     )
@@ -524,9 +621,7 @@ def export_cross_encoder(
     ent = _entailment_index(id2label)
     p_ref = _score_torch(model, tokenizer, pairs, max_length, ent)
 
-    out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.tmp-", dir=out.parent))
-    try:
+    with _staging_dir(out) as tmp:
         fp32_dir = tmp / "fp32"
         log.info("exporting fp32 ONNX (opset %d) to %s", OPSET, fp32_dir)
         main_export(
@@ -569,32 +664,16 @@ def export_cross_encoder(
 
         graph = onnx.load(str(staged_model), load_external_data=False)
         input_names = [i.name for i in graph.graph.input]
-        opset = next((o.version for o in graph.opset_import if o.domain in ("", "ai.onnx")), OPSET)
+        opset = _opset(graph, OPSET)
         del graph
 
         sess = ort.InferenceSession(str(staged_model), providers=["CPUExecutionProvider"])
         p_onnx = _score_onnx(sess, tokenizer, pairs, max_length, ent)
         del sess
-        figures = _parity_figures(p_ref, p_onnx)
-        figures.update(pairs_source=pairs_source, min_agreement=min_agreement, max_abs_dp_limit=max_abs_dp)
-        log.info(
-            "parity gate: n=%d agreement=%.4f max|dP|=%.4f mean|dP|=%.5f",
-            figures["n"], figures["agreement"], figures["max_abs_dp"], figures["mean_abs_dp"],
-        )
-        if figures["agreement"] < min_agreement or figures["max_abs_dp"] > max_abs_dp:
-            raise ExportValidationError(
-                f"parity gate failed for {src} ({quantize}): agreement {figures['agreement']:.4f} "
-                f"(min {min_agreement}), max|dP| {figures['max_abs_dp']:.4f} (max {max_abs_dp}) "
-                f"over {figures['n']} pairs; nothing written to {out}",
-                figures,
-            )
-
-        src_tok = src / "tokenizer.json"
-        if src_tok.is_file():
-            shutil.copyfile(src_tok, stage / "tokenizer.json")
-        else:
-            tokenizer.backend_tokenizer.save(str(stage / "tokenizer.json"))
-        shutil.copyfile(src / "config.json", stage / "config.json")
+        figures = _parity_gate(p_ref, p_onnx, batch_size=_SCORE_BATCH, pairs_source=pairs_source,
+                               min_agreement=min_agreement, max_abs_dp=max_abs_dp, src=src, quantize=quantize,
+                               out=out)
+        _stage_tokenizer_and_config(src, tokenizer, stage)
 
         manifest: dict[str, Any] = {
             "schema": 1,
@@ -615,11 +694,7 @@ def export_cross_encoder(
                 "onnxruntime": ort.__version__,
             },
             "quantization": qsettings,
-            "onnx": {
-                "file": MODEL_FILE,
-                "sha256": sha256_file(staged_model),
-                "size_bytes": staged_model.stat().st_size,
-            },
+            "onnx": _file_record(staged_model),
             "labels": {k: id2label[k] for k in sorted(id2label, key=int)},
             "entailment_index": ent,
             "max_length": max_length,
@@ -628,12 +703,6 @@ def export_cross_encoder(
             "output_name": "logits",
             "parity": figures,
         }
-        (stage / "manifest.json").write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8")
-
-        out.mkdir(parents=True, exist_ok=True)
-        for name in OUTPUT_FILES:  # manifest last: a manifest always matches the model next to it
-            os.replace(stage / name, out / name)
+        _publish(stage, out, manifest, OUTPUT_FILES[:-1])  # OUTPUT_FILES ends with the manifest
         log.info("wrote %s (%d bytes, sha256 %s)", out / MODEL_FILE, manifest["onnx"]["size_bytes"], manifest["onnx"]["sha256"])
         return manifest
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)

@@ -38,9 +38,7 @@ from __future__ import annotations
 
 import json
 import logging
-import os
 import shutil
-import tempfile
 import warnings
 from collections.abc import Sequence
 from pathlib import Path
@@ -52,16 +50,21 @@ from vericite.engine.nli_t5 import (  # the runtime's template and output name
     TRUE_TEMPLATE,
 )
 
-from .nli_onnx import (
-    QUANT_MODES,
+from .nli_onnx import (  # the exporters' shared skeleton and weight passes
     ExportValidationError,
-    _check_pairs,
-    _parity_figures,
+    _check_options,
+    _fast_tokenizer,
+    _file_record,
+    _gate_pairs,
+    _opset,
+    _parity_gate,
+    _publish,
     _quantize_weights_int8,
     _read_json,
     _rewrite_weights,
+    _stage_tokenizer_and_config,
+    _staging_dir,
     _version,
-    default_parity_pairs,
     export_cross_encoder,
 )
 
@@ -258,10 +261,7 @@ def export_t5_true(
             failed (figures on ``.figures``). Nothing is written to ``out`` in any of these cases.
         ImportError: torch / transformers / onnx / onnxruntime missing.
     """
-    if quantize not in QUANT_MODES:
-        raise ValueError(f"quantize must be one of {QUANT_MODES}, got {quantize!r}")
-    if max_length < 16:
-        raise ValueError(f"max_length too small: {max_length}")
+    _check_options(quantize, max_length, 16)
     src = Path(src).resolve()
     out = Path(out).resolve()
     if not (src / "config.json").is_file():
@@ -273,18 +273,15 @@ def export_t5_true(
     if config.get("model_type") not in _T5_TYPES:
         raise ExportValidationError(f"{src}: model_type {config.get('model_type')!r}; the TRUE-style export "
                                     f"handles {_T5_TYPES} only")
-    pairs = _check_pairs(parity_pairs) if parity_pairs is not None else default_parity_pairs()
-    pairs_source = "caller" if parity_pairs is not None else "snli_test.jsonl first 200"
+    pairs, pairs_source = _gate_pairs(parity_pairs)
 
     import onnx
     import onnxruntime as ort
     import torch
-    from transformers import AutoTokenizer, T5ForConditionalGeneration
+    from transformers import T5ForConditionalGeneration
 
     log.info("loading %s (fp32)", src)
-    tokenizer = AutoTokenizer.from_pretrained(str(src), local_files_only=True)
-    if not getattr(tokenizer, "is_fast", False):
-        raise ExportValidationError(f"{src}: a fast tokenizer (tokenizer.json) is required")
+    tokenizer = _fast_tokenizer(src)
     token_id = true_token_id(tokenizer, "1")
     model = T5ForConditionalGeneration.from_pretrained(str(src), local_files_only=True, dtype=torch.float32)
     model = model.float().eval()
@@ -298,9 +295,7 @@ def export_t5_true(
     p_ref = _score_torch(module, tokenizer, texts, max_length)
     n_ffn = int(model.config.num_layers) + int(model.config.num_decoder_layers)
 
-    out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.tmp-", dir=out.parent))
-    try:
+    with _staging_dir(out) as tmp:
         fp32_dir = tmp / "fp32"
         fp32_dir.mkdir()
         fp32_model = fp32_dir / MODEL_FILE
@@ -326,7 +321,7 @@ def export_t5_true(
 
         fp32_graph = onnx.load(str(fp32_model), load_external_data=False)
         wo_nodes = [n.name for n in fp32_graph.graph.node if is_t5_wo(n)]
-        opset = next((o.version for o in fp32_graph.opset_import if o.domain in ("", "ai.onnx")), OPSET)
+        opset = _opset(fp32_graph, OPSET)
         del fp32_graph
         if quantize != "none" and len(wo_nodes) != n_ffn:
             raise ExportValidationError(f"found {len(wo_nodes)} DenseReluDense/wo MatMuls in the exported graph, "
@@ -364,32 +359,16 @@ def export_t5_true(
         input_names = [i.name for i in sess.get_inputs()]
         p_onnx = _score_onnx(sess, tokenizer, texts, max_length)
         del sess
-        figures = _parity_figures(p_ref, p_onnx)
-        figures.update(batch_size=_SCORE_BATCH, pairs_source=pairs_source, min_agreement=min_agreement,
-                       max_abs_dp_limit=max_abs_dp,
-                       reference="PyTorch fp32 single step: softmax(first-step logits)[id('1')]")
-        log.info("parity gate: n=%d agreement=%.4f max|dP|=%.5f mean|dP|=%.6f",
-                 figures["n"], figures["agreement"], figures["max_abs_dp"], figures["mean_abs_dp"])
-        if figures["agreement"] < min_agreement or figures["max_abs_dp"] > max_abs_dp:
-            raise ExportValidationError(
-                f"parity gate failed for {src} ({quantize}): agreement {figures['agreement']:.4f} "
-                f"(min {min_agreement}), max|dP| {figures['max_abs_dp']:.5f} (max {max_abs_dp}) "
-                f"over {figures['n']} pairs; nothing written to {out}",
-                figures,
-            )
+        figures = _parity_gate(p_ref, p_onnx, batch_size=_SCORE_BATCH, pairs_source=pairs_source,
+                               min_agreement=min_agreement, max_abs_dp=max_abs_dp, src=src, quantize=quantize,
+                               out=out, dp_digits=5, logger=log,
+                               reference="PyTorch fp32 single step: softmax(first-step logits)[id('1')]")
 
-        if (src / "tokenizer.json").is_file():
-            shutil.copyfile(src / "tokenizer.json", stage / "tokenizer.json")
-        else:  # converted from spiece.model by transformers
-            tokenizer.backend_tokenizer.save(str(stage / "tokenizer.json"))
+        _stage_tokenizer_and_config(src, tokenizer, stage)
         tokenization = _check_runtime_tokenization(tokenizer, stage / "tokenizer.json", pairs, TRUE_TEMPLATE,
                                                    max_length)
-        shutil.copyfile(src / "config.json", stage / "config.json")
 
-        data_entries = []
-        if external:
-            data = stage / DATA_FILE
-            data_entries.append({"file": DATA_FILE, "sha256": sha256_file(data), "size_bytes": data.stat().st_size})
+        data_entries = [_file_record(stage / DATA_FILE)] if external else []
         manifest: dict[str, Any] = {
             "schema": 1,
             "kind": "nli-t5-true",
@@ -410,7 +389,7 @@ def export_t5_true(
                 "tokenizers": _version("tokenizers"),
             },
             "quantization": qsettings,
-            "onnx": {"file": MODEL_FILE, "sha256": sha256_file(staged), "size_bytes": staged.stat().st_size},
+            "onnx": _file_record(staged),
             "external_data": data_entries,
             "input_format": TRUE_TEMPLATE,
             "eos_appended": True,
@@ -427,19 +406,13 @@ def export_t5_true(
             "tokenization": tokenization,
             "parity": figures,
         }
-        (stage / "manifest.json").write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8")
-
-        out.mkdir(parents=True, exist_ok=True)
-        names = ([DATA_FILE] if external else []) + [MODEL_FILE, "tokenizer.json", "config.json", "manifest.json"]
-        for name in names:  # weights before the graph, manifest last: a manifest always matches its files
-            os.replace(stage / name, out / name)
+        # weights before the graph, manifest last: a manifest always matches its files
+        _publish(stage, out, manifest, ([DATA_FILE] if external else []) + [MODEL_FILE, "tokenizer.json", "config.json"])
         if not external and (out / DATA_FILE).exists():
             (out / DATA_FILE).unlink()  # a previous external export's weights; the new graph is self-contained
         log.info("wrote %s (%d bytes%s)", out / MODEL_FILE, manifest["onnx"]["size_bytes"],
                  f" + {data_entries[0]['size_bytes']} bytes of external weights" if external else "")
         return manifest
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
 
 
 def export_nli(src: str | Path, out: str | Path, **kwargs: Any) -> dict:

@@ -56,10 +56,11 @@ import tempfile
 import time
 from pathlib import Path
 
+from vericite.engine.paths import REPO_ROOT
+
 logger = logging.getLogger(__name__)
 
 LLAMA_CPP_PYTHON_VERSION = "0.3.36"
-REPO_ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_OUT = REPO_ROOT / "tests" / "data" / "tiny-qwen2.gguf"
 DEFAULT_CACHE_DIR = Path(os.environ.get("VERICITE_CACHE_DIR", Path.home() / ".cache" / "vericite"))
 MODEL_NAME = "tiny-qwen2"

@@ -55,9 +55,10 @@ from __future__ import annotations
 import argparse
 import json
 import logging
-import os
 import sys
 from pathlib import Path
+
+from vericite.engine.paths import shared_dir
 
 log = logging.getLogger(__name__)
 
@@ -99,11 +100,6 @@ CROSS_ATTENTION_GAIN = 8.0
 DEFAULT_CORPUS = "data/nli/snli_test.jsonl"
 #: TRUE's input template.
 TEMPLATE = "premise: {premise} hypothesis: {hypothesis}"
-
-
-def _shared_dir() -> Path:
-    env = os.environ.get("VERICITE_SHARED")
-    return Path(env) if env else Path(__file__).resolve().parents[2] / "shared"
 
 
 def _read_pairs(path: Path, n: int) -> list[tuple[str, str, str]]:
@@ -226,7 +222,7 @@ def make_tiny_t5(out_dir: str | Path, seed: int = 0, *, corpus: str | Path | Non
     from transformers import T5Config, T5ForConditionalGeneration, T5TokenizerFast
 
     out = Path(out_dir)
-    src = Path(corpus) if corpus is not None else _shared_dir() / DEFAULT_CORPUS
+    src = Path(corpus) if corpus is not None else shared_dir() / DEFAULT_CORPUS
     if not src.is_file():
         raise FileNotFoundError(f"tokenizer corpus not found: {src} (set VERICITE_SHARED or pass corpus)")
     rows = _read_pairs(src, TOKENIZER_ROWS)

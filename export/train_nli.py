@@ -122,10 +122,12 @@ from pathlib import Path
 from typing import Any
 
 from vericite.engine.models import sha256_file
+from vericite.engine.paths import REPO_ROOT, shared_dir
 
 log = logging.getLogger(__name__)
 
-__all__ = ["EVAL_SETS", "MIXES", "SETS", "TrainConfig", "evaluate", "load_set", "main", "resolve_base", "train"]
+__all__ = ["EVAL_SETS", "MIXES", "SETS", "TrainConfig", "auc", "evaluate", "load_set", "main", "resolve_base",
+           "seeded_sample", "train"]
 
 ID2LABEL = {0: "not_entailment", 1: "entailment"}
 LABEL2ID = {v: k for k, v in ID2LABEL.items()}
@@ -162,18 +164,9 @@ MIXES: dict[str, tuple[str, ...]] = {
 EVAL_SETS = ("snli_test", "mnli_dev_mismatched_sample", "anli_test", "rte_dev", "sick_test")
 
 
-def _repo_root() -> Path:
-    return Path(__file__).resolve().parent.parent
-
-
-def _shared_dir() -> Path:
-    env = os.environ.get("VERICITE_SHARED")
-    return Path(env) if env else _repo_root().parent / "shared"
-
-
 def _cache_dir() -> Path:
     env = os.environ.get("VERICITE_CACHE")
-    return Path(env) if env else _repo_root() / ".cache"
+    return Path(env) if env else REPO_ROOT / ".cache"
 
 
 @dataclass
@@ -221,7 +214,7 @@ class TrainConfig:
 # data
 
 def _data_dir(cfg: TrainConfig) -> Path:
-    return Path(cfg.data_dir) if cfg.data_dir else _shared_dir() / "data" / "nli"
+    return Path(cfg.data_dir) if cfg.data_dir else shared_dir() / "data" / "nli"
 
 
 def load_set(name: str, data_dir: str | Path) -> list[dict]:
@@ -249,13 +242,22 @@ def load_set(name: str, data_dir: str | Path) -> list[dict]:
     return rows
 
 
-def _sample(rows: list, n: int | None, seed: int, key: str) -> list:
-    """A seeded sample of ``n`` rows in their original order (all rows when n is None or larger)."""
-    if n is None or n >= len(rows):
-        return list(rows)
-    rng = random.Random(f"{seed}:{key}")
-    idx = sorted(rng.sample(range(len(rows)), n))
-    return [rows[i] for i in idx]
+def seeded_sample(rows: Sequence, n: int | None, seed: int, key: str,
+                  exclude: set[int] | None = None) -> tuple[list, list[int]]:
+    """A seeded sample of ``n`` rows in their original order, and the rows' indices.
+
+    The sample is ``random.Random(f"{seed}:{key}").sample`` of the candidate indices (all indices
+    not in ``exclude``), sorted; all candidates when ``n`` is None or not smaller than their number.
+    The training subsamples, the evaluation samples and ``bench/citation_check.py``'s samples all
+    come from here (``exclude`` keeps the bench's calibration sample disjoint from its test sample).
+
+    Returns:
+        ``(rows, indices)``: the sampled rows and their indices into ``rows``, ascending.
+    """
+    idx = [i for i in range(len(rows)) if not exclude or i not in exclude]
+    if n is not None and n < len(idx):
+        idx = sorted(random.Random(f"{seed}:{key}").sample(idx, n))
+    return [rows[i] for i in idx], idx
 
 
 def _embed_premises(rows: list[dict], frac: float, rng: random.Random, pool: Sequence[str]) -> list[dict]:
@@ -302,7 +304,7 @@ def build_training_data(cfg: TrainConfig) -> tuple[list[dict], dict[str, Any], l
     rows: list[dict] = []
     for n, r in per_set.items():
         k = None if cfg.max_pairs is None else max(1, round(cfg.max_pairs * len(r) / total))
-        rows.extend(_sample(r, k, cfg.seed, n))
+        rows.extend(seeded_sample(r, k, cfg.seed, n)[0])
     summary: dict[str, Any] = {"sets": {n: sum(1 for r in rows if r["source"] == n) for n in names}}
 
     edits: list = []
@@ -476,7 +478,7 @@ def _collate(ids: list[list[int]], types: list[list[int]], sel: Sequence[int], d
 def auc(scores: Sequence[float], labels: Sequence[int]) -> float | None:
     """ROC AUC by the Mann-Whitney U statistic (ties count one half): P(score_pos > score_neg).
 
-    Returns None when only one class is present.
+    Also the AUC of ``bench/citation_check.py``. Returns None when only one class is present.
     """
     import numpy as np
 
@@ -591,7 +593,8 @@ def train(cfg: TrainConfig, *, command: str | None = None) -> dict[str, Any]:
     rows, data_summary, edits = build_training_data(cfg)
     if not rows:
         raise ValueError("no training pairs")
-    evals = {n: _sample(load_set(n, _data_dir(cfg)), cfg.eval_limit, cfg.seed, "eval:" + n) for n in cfg.eval_sets}
+    evals = {n: seeded_sample(load_set(n, _data_dir(cfg)), cfg.eval_limit, cfg.seed, "eval:" + n)[0]
+             for n in cfg.eval_sets}
     premise_pool = sorted({r["premise"] for r in rows if not r["source"].startswith("qa")})
 
     steps_per_epoch = math.ceil(len(rows) / cfg.batch)

@@ -1,13 +1,13 @@
 """Shared fixtures: paths to the project's carried models and to ../shared (optional)."""
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import pytest
+from vericite.engine.paths import REPO_ROOT, shared_dir
 
-REPO = Path(__file__).resolve().parent.parent
-SHARED = Path(os.environ.get("VERICITE_SHARED", REPO.parent / "shared"))
+REPO = REPO_ROOT
+SHARED = shared_dir()
 TINY_GGUF = REPO / "tests" / "data" / "tiny-qwen2.gguf"
 
 
@@ -15,7 +15,7 @@ TINY_GGUF = REPO / "tests" / "data" / "tiny-qwen2.gguf"
 def checker():
     """The real default NLI checker (ONNX int8 MiniLM carried in models/)."""
     from vericite.engine.models import Registry
-    from vericite.engine.nli import load_checker
+    from vericite.engine.checkers import load_checker
 
     reg = Registry.load()
     return load_checker(reg.get(None, "nli"))

@@ -21,7 +21,7 @@ from vericite.bench.run import evaluate_rows, markdown_table, read_results, run_
 from vericite.engine import records as R
 from vericite.engine.errors import ConfigError, InputError
 from vericite.engine.grammar import citation_grammar
-from vericite.engine.llm_checker import (
+from vericite.bench.llm_checker import (
     AcceptAll,
     LLMBatchChecker,
     LLMGradedChecker,
@@ -375,6 +375,7 @@ def test_llm_checkers_on_tiny_gguf():
 
 # -- commands ----------------------------------------------------------------------------------
 def test_eval_and_report_commands(tmp_path, capsys, checker):
+    pytest.importorskip("matplotlib", reason="the report's chart needs the bench extra")
     from vericite.bench.run import eval_main, report_main
 
     out = tmp_path / "r.jsonl"

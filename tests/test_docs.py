@@ -2,7 +2,8 @@ import json
 
 import pytest
 
-from vericite.engine.docs import load_input, select_documents
+from vericite.bench.datasets import oracle_documents
+from vericite.engine.docs import load_input
 from vericite.engine.errors import InputError
 
 
@@ -55,11 +56,19 @@ def test_document_without_text(tmp_path):
         load_input(p)
 
 
-def test_select_keeps_supporting_then_distractors_in_order():
+def test_answer_takes_the_first_documents_in_order_never_the_gold_labels(tmp_path):
+    docs = [{"title": str(i), "text": f"text {i}", "is_supporting": i in (4, 6)} for i in range(10)]
+    p = tmp_path / "item.json"
+    p.write_text(json.dumps({"question": "Q?", "docs": docs}))
+    _, got = load_input(p, ndoc=5)
+    assert [d.title for d in got] == ["0", "1", "2", "3", "4"]
+
+
+def test_bench_oracle_keeps_supporting_then_distractors_in_order():
     docs = [{"title": str(i), "text": "", "is_supporting": i in (4, 6)} for i in range(10)]
-    assert [d["title"] for d in select_documents(docs, 5)] == ["0", "1", "2", "4", "6"]
+    assert [d["title"] for d in oracle_documents(docs, 5)] == ["0", "1", "2", "4", "6"]
     plain = [{"title": str(i), "text": ""} for i in range(10)]
-    assert [d["title"] for d in select_documents(plain, 3)] == ["0", "1", "2"]
+    assert [d["title"] for d in oracle_documents(plain, 3)] == ["0", "1", "2"]
 
 
 def test_more_bad_inputs(tmp_path):

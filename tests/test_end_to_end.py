@@ -25,12 +25,12 @@ def test_default_models_answer_hotpotqa_item(capsys):
     n_docs = len(trace["documents"])
     assert n_docs == 5
     stages = {s["name"]: s for s in trace["stages"]}
-    assert set(stages) == {"initial_answer", "evidence", "refine"}
+    assert set(stages) == {"answer", "evidence", "refine"}
     # the LLM ran in every stage that had work, with token counts and timings recorded
-    assert stages["initial_answer"]["llm_calls"][0]["prompt_tokens"] > 300
+    assert stages["answer"]["llm_calls"][0]["prompt_tokens"] > 300
     assert len([c for c in stages["evidence"]["llm_calls"] if c["purpose"].startswith("gate")]) == n_docs
     assert all(s["wall_ms"] > 0 for s in trace["stages"])
-    kept = [s for st in ("initial_answer", "evidence") for s in stages[st]["statements"] if s["verdict"] == R.KEPT]
+    kept = [s for st in ("answer", "evidence") for s in stages[st]["statements"] if s["verdict"] == R.KEPT]
     assert kept, "no statement survived checking on this item"
     assert all(s["score"] >= trace["settings"]["threshold"] for s in kept)
     # the final answer: non-empty, every sentence with at least one valid citation, each checked once more

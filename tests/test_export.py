@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 from pathlib import Path
 
 import pytest
@@ -13,7 +12,7 @@ pytest.importorskip("optimum.onnxruntime")
 
 from vericite.export.nli_onnx import ExportValidationError, default_parity_pairs, export_cross_encoder  # noqa: E402
 
-SHARED = Path(os.environ.get("VERICITE_SHARED", Path(__file__).resolve().parents[2] / "shared"))
+from .conftest import SHARED  # noqa: E402
 SRC = SHARED / "models" / "nli-minilm-l6-bin"
 SNLI = SHARED / "data" / "nli" / "snli_test.jsonl"
 

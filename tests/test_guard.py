@@ -6,7 +6,7 @@ import numpy as np
 from vericite.engine.batching import DynamicBatcher
 from vericite.engine.guard import NumberGuard, numbers, premise_numbers, unsupported_numbers
 from vericite.engine.models import Registry
-from vericite.engine.nli import load_checker
+from vericite.engine.checkers import load_checker
 from vericite.engine.nli_cache import ScoreCache
 
 DOC = ("Yandex Market was launched in 2000 as a price comparison service. "

@@ -33,14 +33,16 @@ def test_unknown_key_and_bad_role_rejected(tmp_path):
     with pytest.raises(ConfigError, match="gate_threshold"):
         M.Registry.load(_toml(tmp_path, base + 'gate = "scored"\ngate_threshold = 1.5\n'))
     spec = M.Registry.load(_toml(tmp_path, base + 'gate = "scored"\ngate_threshold = 0.3\ncitation_grammar = true\n')).models["x"]
-    assert (spec.gate, spec.gate_threshold, spec.citation_grammar, spec.prompts) == ("scored", 0.3, True, "paper-en")
-    assert (spec.prompt_format, spec.doc_tokens) == ("chat", 0)
+    got = [spec.setting(k) for k in ("gate", "gate_threshold", "citation_grammar", "prompts", "prompt_format", "doc_tokens")]
+    assert got == ["scored", 0.3, True, "paper-en", "chat", 0]
     spec = M.Registry.load(_toml(tmp_path, base + 'prompts = "compact-en"\nprompt_format = "completion"\ndoc_tokens = 96\n')).models["x"]
-    assert (spec.prompts, spec.prompt_format, spec.doc_tokens) == ("compact-en", "completion", 96)
+    assert spec.profile == {"prompts": "compact-en", "prompt_format": "completion", "doc_tokens": 96}
     with pytest.raises(ConfigError, match="prompt_format"):
         M.Registry.load(_toml(tmp_path, base + 'prompt_format = "json"\n'))
-    with pytest.raises(ConfigError, match="doc_tokens"):
+    with pytest.raises(ConfigError, match=r'\[models\."x"\] doc_tokens'):
         M.Registry.load(_toml(tmp_path, base + 'doc_tokens = -1\n'))
+    with pytest.raises(ConfigError, match="unknown key.*threshold"):  # an NLI setting on an LLM entry
+        M.Registry.load(_toml(tmp_path, base + 'threshold = 0.6\n'))
     with pytest.raises(ConfigError, match="names no"):
         M.Registry.load(_toml(tmp_path, '[defaults]\nllm = "y"\n' + base))
 

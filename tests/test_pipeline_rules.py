@@ -1,7 +1,9 @@
-"""Each stage's keep/drop rules, with a scripted LLM and the real NLI checker.
+"""Each stage's keep/drop rules, with a scripted LLM and a deterministic fake checker.
 
-The LLM here is a test double that returns fixed replies per call purpose, so the rules are
-tested exactly: which statements are dropped, why, and what reaches stage 3.
+The LLM returns fixed replies per call purpose and the checker entails a hypothesis exactly when
+all its words occur in the premise (tests/fakes.py), so the rules are tested exactly: which
+statements are dropped, why, and what reaches stage 3. The same rules on the real checker:
+tests/test_real_checker.py.
 """
 from __future__ import annotations
 
@@ -13,7 +15,9 @@ from vericite.engine import records as R
 from vericite.engine.errors import InputError
 from vericite.engine.pipeline import Settings, VeriCite
 from vericite.engine.prompts import PromptSet
-from vericite.engine.records import Document, LLMCall
+from vericite.engine.records import Document
+
+from .fakes import ScriptedLLM, WordChecker
 
 DOCS = [
     Document("Neil Peart", "Neil Peart was a Canadian musician. He was the drummer of the rock band Rush. "
@@ -24,32 +28,10 @@ DOCS = [
 Q = "Which Canadian band released Counterparts and had a Hall of Fame drummer?"
 
 
-class ScriptedLLM:
-    """Returns ``replies[purpose]`` (or ``replies[purpose prefix]``); records every prompt."""
-
-    name = "scripted"
-    n_ctx = 4096
-
-    def __init__(self, replies: dict[str, str]):
-        self.replies = replies
-        self.calls: list[tuple[str, list[dict], str | None]] = []
-
-    def chat(self, messages, *, max_tokens, purpose, grammar=None):
-        self.calls.append((purpose, messages, grammar))
-        text = self.replies.get(purpose, self.replies.get(purpose.split(":")[0], ""))
-        return LLMCall(purpose, 10, 10, len(text.split()), 1.0, 1.0, 2.0, "stop", text)
-
-    def yes_probability(self, messages, *, purpose):
-        p = float(self.replies.get(purpose, self.replies.get("p_yes", 0.0)))
-        self.calls.append((purpose, messages, "scored"))
-        return p, LLMCall(purpose, 10, 10, 0, 1.0, 0.0, 1.0, "scored", "Yes" if p >= 0.5 else "No")
-
-    def count_tokens(self, text):
-        return len(text.split())
-
-    def truncate(self, text, max_tokens):
-        words = text.split()
-        return (text, False) if len(words) <= max_tokens else (" ".join(words[:max_tokens]), True)
+@pytest.fixture
+def checker():
+    """The fake checker (overrides conftest's real one in this module)."""
+    return WordChecker()
 
 
 def run(checker, replies, **settings):
@@ -163,7 +145,7 @@ def test_trace_json_has_every_statement_and_timings(checker):
     j = json.loads(json.dumps(res.to_json()))  # JSON-serialisable as is
     assert j["all_sentences_supported"] is True
     st = j["stages"][0]
-    assert st["name"] == "initial_answer" and st["statements"][0]["citations"] == [2]
+    assert st["name"] == "answer" and st["statements"][0]["stage"] == "answer" and st["statements"][0]["citations"] == [2]
     assert {"wall_ms", "nli_ms", "nli_pairs", "prompt_tokens", "completion_tokens", "llm_calls"} <= set(st)
     assert j["settings"]["prompts"] == "paper-en@1"
 

@@ -36,14 +36,16 @@ def test_trim_leaves_short_or_single_sentence_text_alone():
         trim_document("q", PASSAGE, 0, n_words)
 
 
-def test_pipeline_shows_trimmed_documents_but_checks_full_ones(checker):
+def test_pipeline_shows_trimmed_documents_but_checks_full_ones():
     """doc_tokens trims what the LLM sees; the NLI premise is still the whole document."""
     from vericite.engine import records as R
     from vericite.engine.pipeline import Settings, VeriCite
     from vericite.engine.prompts import PromptSet
     from vericite.engine.records import Document
 
-    from .test_pipeline_rules import ScriptedLLM
+    from .fakes import ScriptedLLM, WordChecker
+
+    checker = WordChecker()
 
     docs = [Document("Neil Peart", PASSAGE), Document("Rush", "Rush is a Canadian rock band formed in 1968.")]
     llm = ScriptedLLM({"answer": "Peart was the drummer of the rock band Rush [1].", "gate": "No",

@@ -13,7 +13,8 @@ from vericite.engine.pipeline import Settings, VeriCite
 from vericite.engine.prompts import PromptSet
 
 from .conftest import TINY_GGUF
-from .test_pipeline_rules import DOCS, Q, ScriptedLLM
+from .fakes import ScriptedLLM, WordChecker
+from .test_pipeline_rules import DOCS, Q
 
 REPLIES = {
     "answer": "Rush released the song Counterparts in 1993 [2]. Neil Peart was the drummer of Rush [1]. "
@@ -26,8 +27,14 @@ REPLIES = {
 }
 
 
+@pytest.fixture
+def checker():
+    """The fake checker (overrides conftest's real one: scheduling rules need no real model)."""
+    return WordChecker()
+
+
 class SlowChecker:
-    """The real checker, slowed down, recording when each scoring call ended."""
+    """A checker slowed down, recording when each scoring call ended."""
 
     def __init__(self, checker, delay=0.2):
         self.inner, self.delay, self.name = checker, delay, checker.name

@@ -3,6 +3,7 @@
 Everything runs on a tiny random T5 with TRUE's v1.0 layout (export/tiny_t5.py), built once per
 session; its scores mean nothing, so these tests check the code path: parity with PyTorch, the
 single step against generate(), the gate, external weights, int8 with wo kept fp32, windowing.
+The tests that need neither torch nor the shared data are in test_nli_t5.py.
 """
 from __future__ import annotations
 
@@ -10,8 +11,6 @@ import hashlib
 import json
 import os
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -34,7 +33,8 @@ from vericite.export.t5_true import (
     true_token_id,
 )
 
-SHARED = Path(os.environ.get("VERICITE_SHARED", Path(__file__).resolve().parents[2] / "shared"))
+from .conftest import SHARED
+
 SNLI = SHARED / "data" / "nli" / "snli_test.jsonl"
 
 pytestmark = pytest.mark.skipif(not SNLI.is_file(), reason=f"SNLI test data missing under {SHARED}")
@@ -234,7 +234,7 @@ def test_load_t5_checker_verifies_model_and_external_data(fp32_ext, pairs, tmp_p
     spec = ModelSpec(name="tiny-true", role="nli", format="onnx", source="path", path=str(folder / "model.onnx"),
                      sha256=manifest["onnx"]["sha256"], size=manifest["onnx"]["size_bytes"],
                      input_format="t5-true", max_length=512)
-    from vericite.engine.nli import load_checker
+    from vericite.engine.checkers import load_checker
 
     checker = load_checker(spec, intra_op_threads=1)  # models.toml's input_format = "t5-true" dispatches here
     assert isinstance(checker, OnnxT5Checker)
@@ -273,29 +273,6 @@ def test_long_premise_is_windowed(fp32_ext, torch_ref):
     assert checker.stats["windows"] == len(rows)
     per_window = _torch_p(module, rows)
     assert abs(float(p[0]) - per_window.max()) < 1e-4  # the pair scores the max over its windows
-
-
-def test_windows_overlap_by_half():
-    class FakeTok:  # one token per word, ids = word numbers
-        def token_to_id(self, t):
-            return 1 if t == "</s>" else None
-
-        def encode(self, text, add_special_tokens=False):
-            return type("E", (), {"ids": [int(w) if w.isdigit() else 5 for w in text.split()]})()
-
-    enc = TrueInputEncoder(FakeTok(), template="{premise} | {hypothesis}", max_length=14)
-    rows = enc.windows(" ".join(str(i) for i in range(100, 120)), "7 7")
-    # fixed: "|" (1) + hypothesis (2) + </s> (1) = 4 -> 10 premise tokens per window, step 5
-    assert [r[0] for r in rows] == [100, 105, 110]
-    assert rows[0][:10] == list(range(100, 110)) and rows[-1][:10] == list(range(110, 120))
-    assert rows[0][10:] == [5, 7, 7, 1]
-
-
-def test_engine_module_imports_no_torch():
-    code = ("import sys, vericite.engine.nli_t5; "
-            "bad = [m for m in ('torch', 'transformers', 'optimum', 'onnx') if m in sys.modules]; "
-            "assert not bad, bad")
-    subprocess.run([sys.executable, "-c", code], check=True)
 
 
 def test_bench_t5_smoke(tiny, pairs, tmp_path):
@@ -337,23 +314,3 @@ def test_weights_from_many_external_files_are_consolidated(fp32_ext, int8, pairs
 
     assert np.array_equal(score(tmp_path / "fp32"), score(src))
     assert np.abs(score(tmp_path / "int8") - score(int8[0])).max() < 1e-6  # same int8 weights as the inline export
-
-
-def test_export_nli_dispatches_on_config(tmp_path, monkeypatch):
-    from vericite.export import t5_true
-
-    calls = []
-    monkeypatch.setattr(t5_true, "export_cross_encoder", lambda src, out, **kw: calls.append(("ce", kw)) or {})
-    monkeypatch.setattr(t5_true, "export_t5_true", lambda src, out, **kw: calls.append(("t5", kw)) or {})
-    for name, config in (("bert", {"model_type": "bert", "architectures": ["BertForSequenceClassification"]}),
-                         ("t5", {"model_type": "t5", "architectures": ["T5ForConditionalGeneration"]}),
-                         ("bart", {"model_type": "bart", "architectures": ["BartForConditionalGeneration"]})):
-        (tmp_path / name).mkdir()
-        (tmp_path / name / "config.json").write_text(json.dumps(config))
-        t5_true.export_nli(tmp_path / name, tmp_path / f"{name}-out", quantize="none")
-    assert calls == [("ce", {"quantize": "none"}), ("t5", {"quantize": "none"}), ("t5", {"quantize": "none"})]
-    monkeypatch.undo()
-    (tmp_path / "bart" / "model.safetensors").write_bytes(b"")
-    with pytest.raises(ExportValidationError, match="model_type 'bart'"):  # the T5 path refuses other seq2seq
-        export_nli(tmp_path / "bart", tmp_path / "bart-out")
-    assert not (tmp_path / "bart-out").exists()

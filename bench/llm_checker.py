@@ -17,12 +17,11 @@ with it: the method registry in ``bench/methods.py`` sets ``Settings.threshold``
   ``score >= threshold`` keeps exactly the intended grades. An unreadable grade counts as 4 and
   as one format warning.
 
-Prompts are data: ``engine/prompts/checker-en.json`` (:class:`CheckerPrompts`).
+Prompts are data: ``bench/prompts/checker-en.json`` (:class:`CheckerPrompts`).
 Premises too long for the LLM's context are cut (token-exact, ``llm.truncate``).
 """
 from __future__ import annotations
 
-import json
 import logging
 import re
 import time
@@ -32,13 +31,15 @@ from pathlib import Path
 
 import numpy as np
 
-from .errors import ConfigError
-from .grammar import YES_NO
-from .prompts import PROMPTS_DIR
+from vericite.engine.errors import ConfigError
+from vericite.engine.grammar import YES_NO
+from vericite.engine.fitting import prompt_budget
+from vericite.engine.prompts import PromptFile, chat_messages, fill, load_prompt_file
+
+#: The benches' own prompt files (LLM checkers, vanilla): bench/prompts/NAME.json.
+BENCH_PROMPTS = Path(__file__).resolve().parent / "prompts"
 
 log = logging.getLogger(__name__)
-
-_MARGIN_TOKENS = 48  # chat-template tokens and rounding slack, as in the pipeline
 
 #: Grade -> score for :class:`LLMGradedChecker` (1 verbatim, 2 paraphrase, 3 partial, 4 not supported).
 GRADE_SCORES = {1: 1.0, 2: 0.75, 3: 0.5, 4: 0.0}
@@ -48,53 +49,33 @@ GRADE_GRAMMAR = 'root ::= [1-4]'
 
 
 @dataclass(frozen=True)
-class CheckerPrompts:
+class CheckerPrompts(PromptFile):
     """The three checker prompt kinds (yes_no, batch, graded) of one versioned JSON file."""
 
-    name: str
-    version: str
-    system: str
     sections: dict
-
-    @property
-    def tag(self) -> str:
-        return f"{self.name}@{self.version}"
 
     @classmethod
     def load(cls, name_or_path: str = "checker-en") -> CheckerPrompts:
-        """Load ``engine/prompts/NAME.json`` or a JSON file by path.
+        """Load ``bench/prompts/NAME.json`` or a JSON file by path.
 
         Raises:
             ConfigError: file not found, invalid JSON, or a missing section/field.
         """
-        path = Path(name_or_path)
-        if not path.suffix:
-            path = PROMPTS_DIR / f"{name_or_path}.json"
-        if not path.is_file():
-            raise ConfigError(f"checker prompt set {name_or_path!r} not found ({path})")
-        try:
-            raw = json.loads(path.read_text(encoding="utf-8"))
-        except json.JSONDecodeError as e:
-            raise ConfigError(f"{path}: invalid JSON: {e}") from e
+        path, raw = load_prompt_file(name_or_path, BENCH_PROMPTS, what="checker prompt set")
         need = {"yes_no": ("instruction", "template"), "batch": ("instruction", "template", "item"),
                 "graded": ("instruction", "template")}
         for sec, fields in need.items():
             for f in fields:
                 if f not in raw.get(sec, {}):
                     raise ConfigError(f"{path}: missing field {sec}.{f}")
-        if "name" not in raw or "version" not in raw:
-            raise ConfigError(f"{path}: missing field 'name' or 'version'")
-        return cls(raw["name"], str(raw["version"]), raw.get("system", ""),
-                   {k: raw[k] for k in need})
+        return cls(raw["name"], str(raw["version"]), raw.get("system", ""), {k: raw[k] for k in need})
 
     def messages(self, kind: str, *, premise: str, hypothesis: str = "", statements: str = "",
                  k: int = 0) -> list[dict[str, str]]:
         """Chat messages for one check of ``kind`` ("yes_no", "batch", "graded")."""
         s = self.sections[kind]
-        user = (s["template"].replace("{INST}", s["instruction"]).replace("{P}", premise)
-                .replace("{H}", hypothesis).replace("{S}", statements).replace("{K}", str(k)))
-        msgs = [{"role": "system", "content": self.system}] if self.system else []
-        return msgs + [{"role": "user", "content": user.rstrip()}]
+        return chat_messages(self.system, fill(s["template"], INST=s["instruction"], P=premise, H=hypothesis,
+                                               S=statements, K=str(k)))
 
 
 class AcceptAll:
@@ -132,13 +113,31 @@ class _LLMChecker:
 
     def _fit(self, premise: str, hypothesis: str = "", statements: str = "", k: int = 1) -> str:
         """The premise cut so the prompt and the reply fit the LLM context."""
-        fixed = sum(self.llm.count_tokens(m["content"]) for m in
-                    self.prompts.messages(self.kind, premise="", hypothesis=hypothesis, statements=statements, k=k))
-        budget = self.llm.n_ctx - fixed - self._max_tokens(k) - _MARGIN_TOKENS
+        fixed = [m["content"] for m in
+                 self.prompts.messages(self.kind, premise="", hypothesis=hypothesis, statements=statements, k=k)]
+        budget = prompt_budget(self.llm, fixed, self._max_tokens(k))
         text, cut = self.llm.truncate(premise, max(16, budget))
         if cut:
             log.debug("%s: premise cut to %d tokens", self.name, budget)
         return text
+
+    def scores(self, pairs: Sequence[tuple[str, str]]) -> np.ndarray:
+        """One LLM check per pair (:meth:`score_one`): float32 [len(pairs)] in [0, 1].
+
+        Raises:
+            InferenceError: the LLM call failed.
+        """
+        t0 = time.perf_counter()
+        out = np.zeros(len(pairs), dtype=np.float32)
+        for i, (premise, hyp) in enumerate(pairs):
+            msgs = self.prompts.messages(self.kind, premise=self._fit(premise, hypothesis=hyp), hypothesis=hyp)
+            out[i] = self.score_one(msgs)
+        self._done(len(pairs), len(pairs), t0)
+        return out
+
+    def score_one(self, messages: list[dict[str, str]]) -> float:
+        """The score of one pair from its rendered prompt."""
+        raise NotImplementedError
 
     def _done(self, n_pairs: int, n_calls: int, t0: float) -> None:
         self.stats["pairs"] += n_pairs
@@ -165,20 +164,10 @@ class LLMYesNoChecker(_LLMChecker):
         super().__init__(llm, prompts)
         self.name = f"llm-yesno:{llm.name}:{self.prompts.tag}"
 
-    def scores(self, pairs: Sequence[tuple[str, str]]) -> np.ndarray:
-        """P(Yes) per pair: float32 [len(pairs)] in [0, 1].
-
-        Raises:
-            InferenceError: the LLM call failed.
-        """
-        t0 = time.perf_counter()
-        out = np.zeros(len(pairs), dtype=np.float32)
-        for i, (premise, hyp) in enumerate(pairs):
-            msgs = self.prompts.messages("yes_no", premise=self._fit(premise, hypothesis=hyp), hypothesis=hyp)
-            p, _ = self.llm.yes_probability(msgs, purpose="check")
-            out[i] = p
-        self._done(len(pairs), len(pairs), t0)
-        return out
+    def score_one(self, messages: list[dict[str, str]]) -> float:
+        """P(Yes) in [0, 1]."""
+        p, _ = self.llm.yes_probability(messages, purpose="check")
+        return p
 
 
 _LINE = re.compile(r"^\s*(?:(\d+)\s*[.):\-]?\s*)?\**\s*(yes|no)\b", re.IGNORECASE)
@@ -259,7 +248,7 @@ class LLMBatchChecker(_LLMChecker):
 
     def _statements(self, hyps: Sequence[str]) -> str:
         item = self.prompts.sections["batch"]["item"]
-        return "\n".join(item.replace("{N}", str(n)).replace("{H}", h) for n, h in enumerate(hyps, start=1))
+        return "\n".join(fill(item, N=str(n), H=h) for n, h in enumerate(hyps, start=1))
 
     def scores(self, pairs: Sequence[tuple[str, str]]) -> np.ndarray:
         """1.0 / 0.0 per pair: float32 [len(pairs)].
@@ -330,24 +319,14 @@ class LLMGradedChecker(_LLMChecker):
         self.name = f"llm-graded-{label}:{llm.name}:{self.prompts.tag}"
         self.grades: dict[int, int] = {g: 0 for g in GRADE_SCORES}
 
-    def scores(self, pairs: Sequence[tuple[str, str]]) -> np.ndarray:
-        """Grade score per pair: float32 [len(pairs)] in {1.0, 0.75, 0.5, 0.0}.
-
-        Raises:
-            InferenceError: the LLM call failed.
-        """
-        t0 = time.perf_counter()
-        out = np.zeros(len(pairs), dtype=np.float32)
-        for i, (premise, hyp) in enumerate(pairs):
-            msgs = self.prompts.messages("graded", premise=self._fit(premise, hypothesis=hyp), hypothesis=hyp)
-            call = self.llm.chat(msgs, max_tokens=self._max_tokens(), purpose="check-graded",
-                                 grammar=GRADE_GRAMMAR if self.grammar else None)
-            grade = parse_grade(call.text)
-            if grade is None:
-                log.warning("%s: unreadable grade %r, counted as 4", self.name, call.text[:80])
-                self.stats["format_warnings"] += 1
-                grade = 4
-            self.grades[grade] += 1
-            out[i] = GRADE_SCORES[grade]
-        self._done(len(pairs), len(pairs), t0)
-        return out
+    def score_one(self, messages: list[dict[str, str]]) -> float:
+        """The grade's score, one of 1.0, 0.75, 0.5, 0.0 (:data:`GRADE_SCORES`)."""
+        call = self.llm.chat(messages, max_tokens=self._max_tokens(), purpose="check-graded",
+                             grammar=GRADE_GRAMMAR if self.grammar else None)
+        grade = parse_grade(call.text)
+        if grade is None:
+            log.warning("%s: unreadable grade %r, counted as 4", self.name, call.text[:80])
+            self.stats["format_warnings"] += 1
+            grade = 4
+        self.grades[grade] += 1
+        return GRADE_SCORES[grade]

@@ -1,0 +1,45 @@
+"""The benchmark subcommands of `vericite` (registered through the ``vericite.commands`` entry point):
+``bench NAME ...``, and the quality benchmark's ``run``, ``eval``, ``report``."""
+from __future__ import annotations
+
+import argparse
+import importlib
+
+BENCHES = {
+    "items": ("vericite.bench.items", "run N items and count what each stage kept"),
+    "gate": ("vericite.bench.gate", "calibrate the usefulness gate on labelled documents"),
+    "nli": ("vericite.bench.nli_speed", "NLI pairs/s: PyTorch one pair per call vs ONNX batched, cache"),
+    "latency": ("vericite.bench.latency", "the authors' sequential order vs the scheduler, per stage"),
+    "citation-check": ("vericite.bench.citation_check", "a checker on held-out NLI, swap pairs, HotpotQA support, the brief's example"),
+}
+QUALITY = {
+    "run": ("run_main", "run a method (vanilla, vericite, ablations) over a data file; resumable"),
+    "eval": ("eval_main", "ALCE citation recall / precision / F1 and correctness of results files"),
+    "report": ("report_main", "markdown table and bar chart of all methods side by side"),
+}
+
+
+def _cmd_bench(args: argparse.Namespace) -> int:
+    module = importlib.import_module(BENCHES[args.what][0])
+    if args.what == "citation-check":  # takes its registry as --models
+        return module.main(args.rest + (["--models", args.models] if args.models else []))
+    return module.main(args.rest, models_toml=args.models)
+
+
+def _cmd_quality(args: argparse.Namespace) -> int:
+    from . import run as quality
+
+    return getattr(quality, QUALITY[args.command][0])(args.rest, models_toml=args.models)
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    """Add ``bench``, ``run``, ``eval`` and ``report`` to the `vericite` command line (options are
+    parsed by each benchmark: ``vericite bench NAME --help``)."""
+    b = sub.add_parser("bench", help="benchmarks (bench/): " + "; ".join(f"{k} = {v[1]}" for k, v in BENCHES.items()))
+    b.add_argument("what", choices=list(BENCHES))
+    b.add_argument("rest", nargs=argparse.REMAINDER, help="options of the benchmark (see --help after its name)")
+    b.set_defaults(func=_cmd_bench)
+    for name, (_, text) in QUALITY.items():
+        q = sub.add_parser(name, help=text, add_help=False, prefix_chars="\x00")
+        q.add_argument("rest", nargs=argparse.REMAINDER)
+        q.set_defaults(func=_cmd_quality)

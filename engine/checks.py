@@ -1,0 +1,174 @@
+"""NLI checks of sentences: which sentences need a check, the check in flight, and its verdicts.
+
+Every stage hands its sentences to :class:`Verifier`:
+
+1. :func:`answer_claims` / :func:`fact_claims` sort sentences into decided :class:`Statement` s
+   (no citation, citation out of range, a fragment: no check needed) and :class:`Claim` s (a
+   hypothesis with its premise, to be checked).
+2. :meth:`Verifier.submit` sends the claims' (premise, hypothesis) pairs to the checker and returns
+   a :class:`CheckBatch`: the sentences in text order plus the future of the claims' scores.
+   With the overlap schedule the checker's batcher scores them while the LLM goes on; with the
+   sequential schedule they are scored before ``submit`` returns.
+3. :meth:`Verifier.resolve` waits for the scores and returns every sentence as a Statement with
+   its verdict, score and grade.
+"""
+from __future__ import annotations
+
+from collections.abc import Sequence
+from concurrent.futures import Future
+from dataclasses import dataclass
+from typing import Protocol
+
+import numpy as np
+
+from . import records as R
+from .citations import invalid_citations, parse_citations, strip_citations
+from .grading import grade, is_verbatim
+from .records import Document, StageTrace, Statement
+from .splitter import split_statements
+from .timeline import Timeline
+
+
+class Checker(Protocol):
+    """An NLI scorer: P(entailment) per (premise, hypothesis) pair, float32 [n] in [0, 1].
+
+    A checker that also has ``submit(pairs) -> Future`` (the dynamic batcher) runs the overlap schedule.
+    """
+
+    name: str
+
+    def scores(self, pairs: Sequence[tuple[str, str]]) -> np.ndarray: ...
+
+
+@dataclass(frozen=True)
+class Claim:
+    """A sentence whose check is in flight: ``text`` (the hypothesis, citation marks removed) against ``premise``."""
+
+    stage: str
+    text: str
+    citations: tuple[int, ...]
+    raw: str
+    premise: str
+
+
+@dataclass(frozen=True)
+class CheckBatch:
+    """Sentences of one stage step in text order: decided Statements and Claims awaiting ``future``.
+
+    ``future`` resolves to the claims' scores (float32 [number of claims], claim order); None when
+    there is no claim. ``verdicts`` is (pass, fail) for the claims.
+    """
+
+    items: tuple[Statement | Claim, ...]
+    future: Future | None
+    verdicts: tuple[str, str]
+
+    @property
+    def claims(self) -> list[Claim]:
+        return [x for x in self.items if isinstance(x, Claim)]
+
+
+def answer_claims(stage: str, text: str, documents: Sequence[Document], lang: str, *, final: bool,
+                  min_words: int = 0) -> list[Statement | Claim]:
+    """Stage 1's statements or the final check's sentences: each checked against the joined text
+    of the documents it cites.
+
+    Stage 1 (``final=False``) drops fragments (fewer than ``min_words`` words), uncited and
+    out-of-range sentences with a ``dropped:*`` verdict; the final check (``final=True``) reports
+    uncited or out-of-range sentences as ``no_citation`` and keeps them.
+    """
+    out: list[Statement | Claim] = []
+    for sent in split_statements(text, lang):
+        cites = parse_citations(sent)
+        clean = strip_citations(sent)
+        if not clean:
+            continue
+        if not final and len(clean.split()) < min_words:
+            out.append(Statement(stage, clean, cites, R.DROPPED_FRAGMENT, None, sent))
+        elif not cites:
+            out.append(Statement(stage, clean, (), R.NO_CITATION if final else R.DROPPED_NO_CITATION, None, sent))
+        elif invalid_citations(cites, len(documents)):
+            out.append(Statement(stage, clean, cites, R.NO_CITATION if final else R.DROPPED_OUT_OF_RANGE, None, sent))
+        else:
+            premise = "\n".join(documents[c - 1].text for c in cites)  # authors: texts joined by newlines
+            out.append(Claim(stage, clean, cites, sent, premise))
+    return out
+
+
+def fact_claims(stage: str, text: str, number: int, document: Document, lang: str, *,
+                min_words: int = 0) -> list[Statement | Claim]:
+    """Stage 2's facts extracted from document ``number`` (1-based): each checked against that
+    document alone; citation marks the LLM wrote are removed; fragments are dropped."""
+    out: list[Statement | Claim] = []
+    for sent in split_statements(text, lang):
+        fact = strip_citations(sent)
+        if not fact:
+            continue
+        if len(fact.split()) < min_words:
+            out.append(Statement(stage, fact, (number,), R.DROPPED_FRAGMENT, None, fact))
+        else:
+            out.append(Claim(stage, fact, (number,), fact, document.text))
+    return out
+
+
+class Verifier:
+    """Submits claims to the checker and turns scores into verdicts.
+
+    Args:
+        checker: scores pairs; with ``submit`` (a :class:`~vericite.engine.batching.DynamicBatcher`)
+            and ``schedule="overlap"`` the checks run beside the LLM.
+        threshold: P(entailment) a claim needs to pass.
+        schedule: "overlap" or "sequential".
+        grade_bands: the checker's ``[b1, b2, b3]``; when set, every checked sentence gets a grade 1-4.
+    """
+
+    def __init__(self, checker: Checker, *, threshold: float, schedule: str,
+                 grade_bands: tuple[float, float, float] | None = None):
+        self.checker = checker
+        self.threshold = threshold
+        self.schedule = schedule if hasattr(checker, "submit") else "sequential"
+        self.grade_bands = grade_bands
+
+    def submit(self, items: Sequence[Statement | Claim], verdicts: tuple[str, str], trace: StageTrace,
+               timeline: Timeline) -> CheckBatch:
+        """Send the claims among ``items`` to the checker; the sentences and the future of their scores.
+
+        A checker failure surfaces in :meth:`resolve`, in the caller's thread, with either schedule.
+        """
+        pairs = [(c.premise, c.text) for c in items if isinstance(c, Claim)]
+        if not pairs:
+            return CheckBatch(tuple(items), None, verdicts)
+        trace.nli_pairs += len(pairs)
+        if self.schedule == "overlap":
+            return CheckBatch(tuple(items), self.checker.submit(pairs), verdicts)
+        fut: Future = Future()
+        with timeline.span("nli", f"{trace.name}: {len(pairs)} pairs") as t:
+            try:
+                fut.set_result(self.checker.scores(pairs))
+            except Exception as e:  # noqa: BLE001  re-raised by resolve(), like the overlap path
+                fut.set_exception(e)
+        trace.nli_ms = round(trace.nli_ms + t.ms, 1)
+        return CheckBatch(tuple(items), fut, verdicts)
+
+    def resolve(self, batch: CheckBatch, trace: StageTrace, timeline: Timeline) -> list[Statement]:
+        """Every sentence of ``batch`` as a Statement, in text order; waits for the scores.
+
+        Raises:
+            InferenceError: the checker failed on these pairs.
+        """
+        if batch.future is None:
+            return [x for x in batch.items if isinstance(x, Statement)]
+        with timeline.span("wait", f"{trace.name}: waiting for NLI", min_ms=1.0) as t:
+            probs = batch.future.result()
+        trace.nli_ms = round(trace.nli_ms + t.ms, 1)
+        scores = iter(probs)
+        ok, ko = batch.verdicts
+        out = []
+        for x in batch.items:
+            if isinstance(x, Statement):
+                out.append(x)
+                continue
+            p = float(next(scores))
+            g = grade(p, self.grade_bands, verbatim=is_verbatim(x.premise, x.text)) if self.grade_bands else None
+            out.append(Statement(x.stage, x.text, x.citations, ok if p >= self.threshold else ko, round(p, 4), x.raw, g))
+        return out

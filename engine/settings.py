@@ -1,0 +1,277 @@
+"""Every pipeline setting, declared once: its default, its rule, its help, its models.toml key and its flag.
+
+:class:`Settings` is the one declaration. Everything else derives from it:
+
+- models.toml: an LLM entry may carry the settings whose ``profile`` is "llm" (its profile: prompt
+  set, grammars, gate, ...), an NLI entry those whose ``profile`` is "nli" (threshold, languages,
+  grade bands). :func:`profile_keys` lists them; :func:`parse_profile` checks them.
+- Command line: :func:`add_arguments` adds a flag for every setting that has one (``vericite
+  answer`` and the benches); :func:`from_arguments` reads them back.
+- :func:`resolve` merges defaults < LLM profile < NLI profile < overrides and checks every value
+  once; an error names where the bad value came from (the models.toml field or the flag).
+- :func:`Settings.stamp` is what every answer records (the whole settings).
+"""
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import MISSING, asdict, dataclass, field, fields
+from typing import Any
+
+from .errors import ConfigError
+from .splitter import known_language
+
+GATES = ("grammar", "scored")            # usefulness gate: greedy Yes/No, or P(Yes) >= gate_threshold
+PROMPT_FORMATS = ("chat", "completion")  # GGUF chat template, or one plain completion prompt
+SCHEDULES = ("overlap", "sequential")    # NLI beside the LLM, or the authors' order
+
+
+# -- rules: each returns None when the value is fine, else what is wrong ------------------------
+def _open_unit(x: Any) -> str | None:
+    return None if 0.0 < x < 1.0 else "must be in (0, 1)"
+
+
+def _closed_unit(x: Any) -> str | None:
+    return None if 0.0 <= x <= 1.0 else "must be in [0, 1]"
+
+
+def _one_of(options: tuple[str, ...]) -> Callable[[Any], str | None]:
+    return lambda x: None if x in options else f"expected one of {', '.join(options)}"
+
+
+def _lang(x: Any) -> str | None:
+    return None if x == "auto" or known_language(x) else "expected 'auto' or a language code the splitter knows (en, ru, de, ...)"
+
+
+def _doc_tokens(x: Any) -> str | None:
+    return None if x == 0 or x >= 16 else "must be 0 (whole documents) or >= 16"
+
+
+def _non_negative(x: Any) -> str | None:
+    return None if x >= 0 else "must be >= 0"
+
+
+def _bands(x: Any) -> str | None:
+    if x is None:
+        return None
+    ok = len(x) == 3 and 1.0 >= x[0] >= x[1] >= x[2] >= 0.0
+    return None if ok else "expected [b1, b2, b3] with 1 >= b1 >= b2 >= b3 >= 0"
+
+
+def _languages(x: Any) -> str | None:
+    return None if x and all(isinstance(s, str) and s for s in x) else "expected a non-empty list of language codes"
+
+
+def setting(default: Any, help: str, *, kind: str, rule: Callable[[Any], str | None] | None = None,
+            profile: str | None = None, key: str | None = None, flag: bool = False,
+            choices: tuple[str, ...] | None = None) -> Any:
+    """A :class:`Settings` field with its declaration in the field's metadata.
+
+    Args:
+        default: the value when nothing sets it.
+        help: one line for ``--help`` and the docs.
+        kind: how a raw value (TOML, flag) is read: "float", "int", "bool", "str", "strs"
+            (list of strings -> tuple) or "bands" (three floats -> tuple, or None).
+        rule: returns None for a good value, else what is wrong.
+        profile: "llm" or "nli": the models.toml entry kind that may set it.
+        key: its models.toml key (default: the field's name).
+        flag: whether commands get ``--name-with-dashes``.
+        choices: the allowed strings (also checked as the rule when ``rule`` is None).
+    """
+    if choices and rule is None:
+        rule = _one_of(choices)
+    meta = {"help": help, "kind": kind, "rule": rule, "profile": profile, "key": key, "flag": flag, "choices": choices}
+    return field(default=default, metadata=meta)
+
+
+@dataclass(frozen=True)
+class Settings:
+    """The pipeline's settings. Each field's metadata holds its rule, help, models.toml role and flag."""
+
+    threshold: float = setting(0.5, "P(entailment) needed to keep a statement (default: the checker's)",
+                               kind="float", rule=_open_unit, profile="nli", flag=True)
+    checker_languages: tuple[str, ...] = setting(
+        ("en",), "languages the NLI checker reads; an answer in another language carries a warning that its "
+                 "verdicts are not meaningful", kind="strs", rule=_languages, profile="nli", key="languages")
+    grade_bands: tuple[float, float, float] | None = setting(
+        None, "the checker's calibrated [b1, b2, b3]: every checked sentence gets the brief's grade 1-4 "
+              "(1 verbatim, 2 paraphrase, 3 partial, 4 not supported); keep/drop still uses threshold",
+        kind="bands", rule=_bands, profile="nli")
+    prompts: str = setting("paper-en", "prompt set: a name in engine/prompts/ or a JSON path (default: the LLM's profile)",
+                           kind="str", profile="llm", flag=True)
+    prompt_format: str = setting("chat", "chat: the GGUF's chat template; completion: one plain prompt "
+                                         "(default: the LLM's profile)",
+                                 kind="str", choices=PROMPT_FORMATS, profile="llm", flag=True)
+    citation_grammar: bool = setting(False, "decode stages 1 and 3 under the citation grammar: every sentence ends "
+                                            "with in-range citations (default: the LLM's profile)",
+                                     kind="bool", profile="llm", flag=True)
+    doc_tokens: int = setting(0, "trim each document the LLM sees to its most question-relevant sentences within "
+                                 "this many tokens, 0 = whole (default: the LLM's profile); NLI always checks the "
+                                 "whole document", kind="int", rule=_doc_tokens, profile="llm", flag=True)
+    gate: str = setting("grammar", "usefulness gate: grammar = greedy Yes/No (the authors' rule); scored = "
+                                   "P(Yes) >= gate_threshold from one forward pass (default: the LLM's profile)",
+                        kind="str", choices=GATES, profile="llm", flag=True)
+    gate_threshold: float = setting(0.5, "P(Yes) a document needs with the scored gate, calibrated with "
+                                         "`vericite bench gate` (default: the LLM's profile)",
+                                    kind="float", rule=_closed_unit, profile="llm", flag=True)
+    gate_grammar: bool = setting(True, "constrain the greedy gate to exactly Yes | No", kind="bool")
+    min_statement_words: int = setting(
+        0, "statements and facts with fewer words are dropped before the NLI check (0 keeps all, as the "
+           "authors do: a bare fragment such as 'Murcia' is entailed by any document naming it, but dropping "
+           "fragments also drops short correct answers)", kind="int", rule=_non_negative)
+    lang: str = setting("auto", "sentence-splitter language: auto (Cyrillic in the question -> ru, else en), "
+                                "en, ru, ...", kind="str", rule=_lang, flag=True)
+    schedule: str = setting("overlap", "overlap: NLI checks run while the LLM goes on (stage 3 waits for all); "
+                                       "sequential: the authors' order. Changes timing, never results",
+                            kind="str", choices=SCHEDULES, flag=True)
+
+    def stamp(self) -> dict[str, Any]:
+        """Every setting as a JSON-ready dict (tuples as lists), for the answer's trace."""
+        return {k: list(v) if isinstance(v, tuple) else v for k, v in asdict(self).items()}
+
+
+def _meta(name: str) -> Mapping[str, Any]:
+    return _FIELDS[name].metadata
+
+
+_FIELDS = {f.name: f for f in fields(Settings)}
+
+
+def _profile(role: str) -> dict[str, str]:
+    """models.toml key -> setting name, for the settings an entry of ``role`` may carry."""
+    return {f.metadata["key"] or n: n for n, f in _FIELDS.items() if f.metadata["profile"] == role}
+
+
+def profile_keys(role: str) -> frozenset[str]:
+    """The models.toml keys an entry of ``role`` ("llm" or "nli") may carry as its profile."""
+    return frozenset(_profile(role))
+
+
+def _number(x: Any) -> bool:
+    return isinstance(x, (int, float)) and not isinstance(x, bool)
+
+
+#: kind -> (accepts the raw value, converts it, what was expected)
+_KINDS: dict[str, tuple[Callable[[Any], bool], Callable[[Any], Any], str]] = {
+    "bool": (lambda x: isinstance(x, bool), bool, "true or false"),
+    "int": (lambda x: isinstance(x, int) and not isinstance(x, bool), int, "an integer"),
+    "float": (_number, float, "a number"),
+    "str": (lambda x: isinstance(x, str), str, "a string"),
+    "strs": (lambda x: isinstance(x, (list, tuple)) and all(isinstance(v, str) for v in x), tuple, "a list of strings"),
+    "bands": (lambda x: x is None or (isinstance(x, (list, tuple)) and all(_number(v) for v in x)),
+              lambda x: None if x is None else tuple(float(v) for v in x), "a list of three numbers"),
+}
+
+
+def _read(name: str, raw: Any) -> Any:
+    """``raw`` (from TOML or a flag) as the setting's type; raises TypeError on a wrong type."""
+    accepts, convert, expected = _KINDS[_meta(name)["kind"]]
+    if not accepts(raw):
+        raise TypeError(f"expected {expected}")
+    return convert(raw)
+
+
+def check(name: str, raw: Any, origin: str) -> Any:
+    """The value of setting ``name`` read from ``raw``, after its rule.
+
+    Args:
+        origin: the place ``raw`` came from, named in the error as "ORIGIN = VALUE: what is wrong"
+            ('models.toml: [models."x"] doc_tokens', "--doc-tokens", "Settings.doc_tokens", ...).
+
+    Raises:
+        ConfigError: unknown setting, wrong type or broken rule; the message starts with ``origin``.
+    """
+    if name not in _FIELDS:
+        raise ConfigError(f"{origin}: unknown setting {name!r}; known: {', '.join(_FIELDS)}")
+    try:
+        value = _read(name, raw)
+    except TypeError as e:
+        raise ConfigError(f"{origin} = {raw!r}: {e}") from None
+    rule = _meta(name)["rule"]
+    problem = rule(value) if rule else None
+    if problem:
+        raise ConfigError(f"{origin} = {raw!r}: {problem}")
+    return value
+
+
+def parse_profile(raw: Mapping[str, Any], role: str, where: str) -> dict[str, Any]:
+    """The profile settings of one models.toml entry (the keys :func:`profile_keys` allows), checked,
+    by setting name.
+
+    Raises:
+        ConfigError: a value breaks its rule (names ``where`` and the key).
+    """
+    return {name: check(name, raw[key], f"{where} {key}") for key, name in sorted(_profile(role).items()) if key in raw}
+
+
+def flag(name: str) -> str:
+    """The command-line flag of setting ``name`` ("doc_tokens" -> "--doc-tokens")."""
+    return "--" + name.replace("_", "-")
+
+
+def add_arguments(parser: argparse.ArgumentParser, names: Iterable[str] | None = None) -> None:
+    """Add the flag of every setting that has one (or of ``names`` only); each defaults to None
+    (= not given, the profile or default applies) and stores under the setting's name."""
+    wanted = set(names) if names is not None else None
+    for name, f in _FIELDS.items():
+        m = f.metadata
+        if not m["flag"] or (wanted is not None and name not in wanted):
+            continue
+        kw: dict[str, Any] = {"dest": name, "default": None, "help": m["help"]}
+        if m["kind"] == "bool":
+            kw["action"] = argparse.BooleanOptionalAction
+        else:
+            kw["type"] = {"float": float, "int": int, "str": str}[m["kind"]]
+            if m["choices"]:
+                kw["choices"] = m["choices"]
+        parser.add_argument(flag(name), **kw)
+
+
+def from_arguments(args: argparse.Namespace) -> dict[str, Any]:
+    """The settings given on the command line (flags added by :func:`add_arguments`), by name."""
+    return {n: getattr(args, n) for n in _FIELDS if _meta(n)["flag"] and getattr(args, n, None) is not None}
+
+
+def resolve(*profiles: tuple[Mapping[str, Any], str], overrides: Mapping[str, Any] | None = None,
+            overrides_origin: str = "argument") -> Settings:
+    """Settings from defaults, then each (profile values, where) in order, then ``overrides``.
+
+    Args:
+        profiles: e.g. ``(llm_spec.profile, 'models.toml [models."x"]')``; values already checked.
+        overrides: values by setting name; None values are ignored (not given).
+        overrides_origin: "flag" names each override's flag in errors; anything else is used as is.
+
+    Raises:
+        ConfigError: an override breaks its rule or names no setting.
+    """
+    values: dict[str, Any] = {}
+    for prof, _where in profiles:
+        values.update(prof)
+    for name, raw in (overrides or {}).items():
+        if raw is None:
+            continue
+        origin = flag(name) if overrides_origin == "flag" else f"{overrides_origin} {name}"
+        values[name] = check(name, raw, origin)
+    return Settings(**values)
+
+
+def validate(s: Settings, origin: str = "Settings") -> Settings:
+    """``s`` after every rule (for settings built in code, e.g. ``Settings(doc_tokens=8)``).
+
+    Raises:
+        ConfigError: the first field that breaks its rule, named with ``origin``.
+    """
+    for name in _FIELDS:
+        value = getattr(s, name)
+        check(name, list(value) if isinstance(value, tuple) else value, f"{origin}.{name}")
+    return s
+
+
+def default(name: str) -> Any:
+    """The declared default of setting ``name``."""
+    f = _FIELDS[name]
+    return f.default if f.default is not MISSING else None
+
+
+__all__ = ["GATES", "PROMPT_FORMATS", "SCHEDULES", "Settings", "add_arguments", "check", "default", "flag",
+           "from_arguments", "parse_profile", "profile_keys", "resolve", "validate"]
