@@ -44,7 +44,10 @@ Where we differ from ALCE (``Rules``):
   (needs a download); a sentence that is only citation marks is not a sentence.
 - Citations: ``engine.citations.parse_citations`` reads every number of a group ("[1, 2]" ->
   1, 2; ALCE's regex reads only the 1) and removes duplicates ("[1][1]" is one citation; ALCE
-  counts two); "[0]" is out of range (ALCE indexes the last document with it).
+  counts two); "[0]" is out of range (ALCE indexes the last document with it); other systems'
+  forms ("[1-3]", "[Document 1]", "【1】") are citations, a bracketed number of 3+ digits
+  ("[2004]") is not. ``alce_parse_differs`` (per item and summed by :func:`aggregate`) counts the
+  sentences where ALCE's ``\\[\\d+`` reading gives other documents than ours.
 - NLI: any checker with a threshold instead of TRUE (T5-11B) generating "1".
 """
 from __future__ import annotations
@@ -57,6 +60,7 @@ from dataclasses import asdict, dataclass, field
 
 import numpy as np
 from vericite.engine.citations import (
+    alce_citations,
     invalid_citations,
     parse_citations,
     strip_citations,
@@ -173,6 +177,8 @@ class CitationResult:
     n_citations: int
     n_precise: int
     sentences: list[SentenceCheck] = field(default_factory=list)
+    #: sentences whose cited documents, as ALCE's eval.py reads them (``\\[\\d+``), differ from ours
+    n_alce_differs: int = 0
 
     @property
     def recall(self) -> float | None:
@@ -248,7 +254,8 @@ def citation_scores(output: str, docs: Sequence[Document], scores: ScoreFn, rule
         c.irrelevant = tuple(d for d in c.citations if d in c.irrelevant)
     return CitationResult(
         n_sentences=len(checks), n_entailed=sum(c.status == ENTAILED for c in checks),
-        n_citations=n_citations, n_precise=sum(len(c.precise) for c in checks), sentences=checks)
+        n_citations=n_citations, n_precise=sum(len(c.precise) for c in checks), sentences=checks,
+        n_alce_differs=sum(parse_citations(s) != tuple(dict.fromkeys(alce_citations(s))) for s in sents))
 
 
 def _scores(scores: ScoreFn, pairs: list[tuple[str, str]]) -> np.ndarray:
@@ -322,6 +329,7 @@ def evaluate_item(row: dict, scores: ScoreFn, rules: Rules, *, details: bool = F
     text = answer_text(row.get("output") or "", alce_compat=rules.alce_compat)
     gold = row.get("gold") or {}
     out: dict = {"n_sentences": cit.n_sentences, "n_citations": cit.n_citations, "answered": bool(text),
+                 "alce_parse_differs": cit.n_alce_differs,
                  "citation_recall": cit.recall, "citation_precision": cit.precision}
     if details:
         out["sentences"] = [asdict(c) for c in cit.sentences]
@@ -363,6 +371,8 @@ def aggregate(per_item: Sequence[dict], *, seconds: Sequence[float] = ()) -> dic
         "statements_per_answer": round(float(np.mean([m["n_sentences"] for m in answered])), 2) if answered else 0.0,
         "citations_per_sentence": (round(sum(m["n_citations"] for m in scored) / max(1, sum(m["n_sentences"] for m in scored)), 2)),
         "seconds_per_item": round(float(np.mean(seconds)), 2) if len(seconds) else None,
+        # ALCE-parity report: sentences where ALCE's citation regex reads other documents than we do
+        "alce_parse_differs": sum(int(m.get("alce_parse_differs", 0)) for m in per_item),
     }
     for k in ("str_em", "str_hit", "claims_nli", "answer_em", "answer_f1", "answer_in_output"):
         vals = [float(m[k]) for m in per_item if k in m]

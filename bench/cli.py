@@ -3,7 +3,11 @@
 from __future__ import annotations
 
 import argparse
+import functools
 import importlib
+
+from vericite.engine.errors import InputError
+from vericite.engine.paths import shared_dir
 
 BENCHES = {
     "items": ("vericite.bench.items", "run N items and count what each stage kept"),
@@ -19,6 +23,19 @@ QUALITY = {
 }
 
 
+def _data_errors(cmd):
+    """A missing data file (most benches read ../shared) ends in one ``error:`` line, not a traceback."""
+    @functools.wraps(cmd)
+    def run(args: argparse.Namespace) -> int:
+        try:
+            return cmd(args)
+        except FileNotFoundError as e:
+            raise InputError(f"{e}; this benchmark reads the shared data folder ({shared_dir()}; "
+                             "set VERICITE_SHARED to move it)") from e
+    return run
+
+
+@_data_errors
 def _cmd_bench(args: argparse.Namespace) -> int:
     module = importlib.import_module(BENCHES[args.what][0])
     if args.what == "citation-check":  # takes its registry as --models
@@ -26,6 +43,7 @@ def _cmd_bench(args: argparse.Namespace) -> int:
     return module.main(args.rest, models_toml=args.models)
 
 
+@_data_errors
 def _cmd_quality(args: argparse.Namespace) -> int:
     from . import run as quality
 

@@ -24,6 +24,7 @@ import numpy as np
 from . import records as R
 from .citations import invalid_citations, parse_citations, strip_citations
 from .grading import grade, is_verbatim
+from .onnx_scorer import require_finite
 from .records import Document, StageTrace, Statement
 from .splitter import split_statements
 from .timeline import Timeline
@@ -154,13 +155,14 @@ class Verifier:
         """Every sentence of ``batch`` as a Statement, in text order; waits for the scores.
 
         Raises:
-            InferenceError: the checker failed on these pairs.
+            InferenceError: the checker failed on these pairs, or returned a NaN or infinite score.
         """
         if batch.future is None:
             return [x for x in batch.items if isinstance(x, Statement)]
         with timeline.span("wait", f"{trace.name}: waiting for NLI", min_ms=1.0) as t:
             probs = batch.future.result()
         trace.nli_ms = round(trace.nli_ms + t.ms, 1)
+        require_finite(np.asarray(probs), [(c.premise, c.text) for c in batch.claims], self.checker.name)
         scores = iter(probs)
         ok, ko = batch.verdicts
         out = []

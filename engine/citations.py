@@ -1,15 +1,42 @@
 """Citation marks in text: parse [N] / [N, M] / [N][M], strip them, merge adjacent groups.
 
 Documents are numbered from 1 in prompts and answers ("Document [1]"), as in ALCE and VeriCite.
+Forms other systems write are read as the same marks (:func:`normalise_citations`): "[1-3]",
+"[Document 1]", "[Doc 2, 3]", "【1】", "［1］". A citation number has at most two digits
+(:data:`MAX_CITATION`): "[2004]" after "et al." or "[100]" is text, never a citation.
 """
 from __future__ import annotations
 
 import re
 
+#: The largest number read as a citation (two digits): larger bracketed numbers are years, pages...
+MAX_CITATION = 99
+_N = r"\d{1,2}(?!\d)"
 # One citation group: [3] or [1, 2] (spaces tolerated). Numbers only: "[a]" is not a citation.
-_GROUP = re.compile(r"\[\s*(\d+(?:\s*,\s*\d+)*)\s*\]")
+_GROUP = re.compile(rf"\[\s*({_N}(?:\s*,\s*{_N})*)\s*\]")
 # A run of adjacent groups, e.g. "[1][2]" or "[1] [2, 3]".
-_RUN = re.compile(r"(?:\[\s*\d+(?:\s*,\s*\d+)*\s*\]\s*)*\[\s*\d+(?:\s*,\s*\d+)*\s*\]")
+_RUN = re.compile(rf"(?:\[\s*{_N}(?:\s*,\s*{_N})*\s*\]\s*)*\[\s*{_N}(?:\s*,\s*{_N})*\s*\]")
+# Other systems' forms: 【1】 ［1］, [Document 1] / [Doc 1, 2] / [Passage 3] / [Source 2], [1-3].
+_BRACKETS = str.maketrans({"【": "[", "】": "]", "［": "[", "］": "]"})
+_NAMED = re.compile(rf"\[\s*(?:documents?|docs?|passages?|sources?|refs?)\.?\s*({_N}(?:\s*(?:,|and)\s*{_N})*)\s*\]",
+                    re.IGNORECASE)
+_RANGE = re.compile(rf"\[\s*({_N})\s*[-–]\s*({_N})\s*\]")
+
+
+def normalise_citations(text: str) -> str:
+    """``text`` with other systems' citation forms rewritten as ``[N]`` / ``[N, M]``.
+
+    >>> normalise_citations("Rush [1-3], see [Document 4] and 【5】.")
+    'Rush [1, 2, 3], see [4] and [5].'
+    """
+    text = text.translate(_BRACKETS)
+    text = _NAMED.sub(lambda m: "[" + ", ".join(re.findall(r"\d+", m.group(1))) + "]", text)
+
+    def _range(m: re.Match[str]) -> str:
+        a, b = int(m.group(1)), int(m.group(2))
+        return format_citations(list(range(a, b + 1))) if a <= b else m.group(0)
+
+    return _RANGE.sub(_range, text)
 
 
 def parse_citations(sentence: str) -> tuple[int, ...]:
@@ -19,7 +46,7 @@ def parse_citations(sentence: str) -> tuple[int, ...]:
     (1, 3, 2)
     """
     seen: dict[int, None] = {}
-    for group in _GROUP.findall(sentence):
+    for group in _GROUP.findall(normalise_citations(sentence)):
         for n in group.split(","):
             seen.setdefault(int(n), None)
     return tuple(seen)
@@ -32,7 +59,7 @@ def invalid_citations(citations: tuple[int, ...], n_docs: int) -> tuple[int, ...
 
 def strip_citations(sentence: str) -> str:
     """The sentence without citation marks, spaces tidied ("in 1998 [1]." -> "in 1998.")."""
-    out = _GROUP.sub("", sentence)
+    out = _GROUP.sub("", normalise_citations(sentence))
     out = re.sub(r"\s+([.,;:!?])", r"\1", out)
     return re.sub(r"\s{2,}", " ", out).strip()
 
@@ -52,7 +79,7 @@ def merge_adjacent(text: str) -> str:
         nums = sorted({int(n) for g in _GROUP.findall(m.group(0)) for n in g.split(",")})
         return format_citations(nums)
 
-    return _RUN.sub(_merge, text)
+    return _RUN.sub(_merge, normalise_citations(text))
 
 
 def leading_citations(sentence: str) -> tuple[str, str]:
@@ -61,7 +88,13 @@ def leading_citations(sentence: str) -> tuple[str, str]:
     Sentence splitters put "[1]" of "... in 1998. [1] Next ..." at the start of the next
     sentence; the pipeline moves such marks back to the sentence they close.
     """
-    m = re.match(r"\s*((?:\[\s*\d+(?:\s*,\s*\d+)*\s*\]\s*)+)", sentence)
+    m = re.match(rf"\s*((?:\[\s*{_N}(?:\s*,\s*{_N})*\s*\]\s*)+)", normalise_citations(sentence))
     if not m:
         return "", sentence
-    return m.group(1).strip(), sentence[m.end():].strip()
+    return m.group(1).strip(), normalise_citations(sentence)[m.end():].strip()
+
+
+def alce_citations(sentence: str) -> tuple[int, ...]:
+    """The documents ALCE's eval.py reads from a sentence: every ``[N`` (regex ``\\[\\d+``), in
+    order, duplicates kept ("[1, 2]" -> (1,); "[1][1]" -> (1, 1); "[2004]" -> (2004,))."""
+    return tuple(int(r[1:]) for r in re.findall(r"\[\d+", sentence))

@@ -23,7 +23,8 @@ def _cmd_answer(args: argparse.Namespace) -> int:
     question, docs = load_input(args.docs, question=args.question, index=args.index, ndoc=args.ndoc)
     pipe = build_pipeline(llm=args.llm, nli=args.nli, models_toml=args.models, n_ctx=args.n_ctx,
                           threads=args.threads, gpu_layers=args.gpu_layers, nli_threads=args.nli_threads,
-                          nli_cache=args.nli_cache, overrides_origin="flag", **S.from_arguments(args))
+                          nli_cache=args.nli_cache, chat_format=args.chat_format, overrides_origin="flag",
+                          **S.from_arguments(args))
     log.info("question: %s (%d documents)", question, len(docs))
     try:
         result = pipe.answer(question, docs)
@@ -38,7 +39,7 @@ def _cmd_answer(args: argparse.Namespace) -> int:
 
 
 def _print_answer(result) -> None:
-    print(result.answer or "(no answer: no statement could be verified against the documents)")
+    print(result.answer or f"(no answer: {result.empty_reason})")
     cited = sorted({c for s in result.final for c in s.citations if 1 <= c <= len(result.documents)})
     if cited:
         print()
@@ -113,6 +114,8 @@ def build_parser() -> argparse.ArgumentParser:
     S.add_arguments(a)
     add_resource_arguments(a)
     a.add_argument("--nli-cache", help="sqlite file that keeps NLI scores across runs (default: memory only)")
+    a.add_argument("--chat-format", help="llama-cpp-python chat format (e.g. chatml) for a GGUF without a chat "
+                                         "template (default: the LLM entry's chat_format, else the GGUF's template)")
     a.add_argument("--json", action="store_true", help="print the full trace as JSON")
     a.set_defaults(func=_cmd_answer)
 

@@ -91,7 +91,7 @@ def load_input(path: str | Path, *, question: str | None = None, index: int = 0,
 
     Raises:
         InputError: unreadable or malformed file (with line and column), no question, index out
-            of range, no documents, or a document without text.
+            of range, no documents, or a document without text (empty documents are never dropped).
     """
     path = Path(path)
     if ndoc < 1:
@@ -141,7 +141,8 @@ def _finish(question: Any, raw_docs: list, where: str) -> tuple[str, list[Docume
     docs = [_as_document(d, f"{where}: document {i + 1}") for i, d in enumerate(raw_docs)]
     if not docs:
         raise InputError(f"{where}: no documents")
-    for i, d in enumerate(docs, start=1):
-        if not d.text:
-            log.warning("document [%d] is empty: nothing can cite it", i)
+    empty = [i for i, d in enumerate(docs, start=1) if not d.text]
+    if empty:
+        raise InputError(f"{where}: document(s) {empty} have no text; remove them or give them text "
+                         "(documents are cited by position, so none is dropped silently)")
     return str(question).strip(), docs

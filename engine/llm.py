@@ -2,12 +2,15 @@
 
 Greedy decoding, fixed seed, chat template read from the GGUF, optional GBNF grammar, and one
 :class:`~vericite.engine.records.LLMCall` per call with token counts and timings. One instance
-is not thread-safe (llama.cpp contexts are not): use one per thread.
+serves any number of threads: one lock around every llama.cpp call makes them take turns (the
+outputs equal a sequential run), since llama.cpp contexts are not thread-safe.
 """
 from __future__ import annotations
 
+import functools
 import logging
 import os
+import threading
 import time
 from pathlib import Path
 
@@ -19,8 +22,23 @@ from .records import LLMCall
 log = logging.getLogger(__name__)
 
 
+def _serialised(method):
+    """Run ``method`` under the instance's lock; llama.cpp's own errors become InferenceError naming the call."""
+    @functools.wraps(method)
+    def run(self, *args, **kwargs):
+        with self._lock:
+            try:
+                return method(self, *args, **kwargs)
+            except (InferenceError, ConfigError):
+                raise
+            except (RuntimeError, ValueError, OSError) as e:  # llama_decode returned -1, context full, ...
+                what = kwargs.get("purpose") or method.__name__
+                raise InferenceError(f"llama.cpp call {what!r} on {self.name} failed: {e}") from e
+    return run
+
+
 class LlamaCppLLM:
-    """A chat LLM running in llama.cpp.
+    """A chat LLM running in llama.cpp; safe to share between threads (calls take turns).
 
     Args:
         model_path: a GGUF file.
@@ -58,7 +76,8 @@ class LlamaCppLLM:
         except (ValueError, RuntimeError, OSError) as e:
             raise ModelFileError(f"llama.cpp could not load {path}: {e}") from e
         if chat_format is None and not self._llm.metadata.get("tokenizer.chat_template"):
-            raise ConfigError(f"{path} carries no tokenizer.chat_template; pass chat_format explicitly")
+            raise ConfigError(f"{path} carries no tokenizer.chat_template; set chat_format (models.toml key of the LLM "
+                              "entry, or --chat-format) to a llama-cpp-python chat format such as 'chatml'")
         self._chat_format = chat_format
         self.path = path
         self.n_ctx = n_ctx
@@ -68,12 +87,17 @@ class LlamaCppLLM:
         self.reuse_prefix = reuse_prefix
         self.anchor_min_tokens = anchor_min_tokens
         self._anchors = KVAnchors(self._llm, max_anchors)
+        self._lock = threading.RLock()
+        template = "chat_format " + chat_format if chat_format else "the GGUF's tokenizer.chat_template"
+        log.info("%s: chat template: %s", path.name, template)
 
     # -- tokens -----------------------------------------------------------------------------
+    @_serialised
     def count_tokens(self, text: str) -> int:
         """Number of llama.cpp tokens of ``text`` (no BOS)."""
         return len(self._llm.tokenize(text.encode("utf-8"), add_bos=False, special=False))
 
+    @_serialised
     def truncate(self, text: str, max_tokens: int) -> tuple[str, bool]:
         """``text`` cut to at most ``max_tokens`` tokens; returns (text, was_truncated)."""
         toks = self._llm.tokenize(text.encode("utf-8"), add_bos=False, special=False)
@@ -83,6 +107,7 @@ class LlamaCppLLM:
         return cut.rstrip() + " ...", True
 
     # -- calls ------------------------------------------------------------------------------
+    @_serialised
     def chat(self, messages: list[dict[str, str]] | str, *, max_tokens: int, purpose: str,
              grammar: str | None = None) -> LLMCall:
         """Run one greedy chat completion, or a plain completion when ``messages`` is a string.
@@ -121,7 +146,7 @@ class LlamaCppLLM:
                 out = self._llm.create_completion(prompt=tokens or self._prompt_tokens(messages), **sampling)
             else:
                 out = self._llm.create_chat_completion(messages=messages, **sampling)
-        except ValueError as e:
+        except (ValueError, RuntimeError) as e:
             raise InferenceError(f"llama.cpp call '{purpose}' failed: {e}") from e
         wall_ms = (time.perf_counter() - t0) * 1000
         perf = llama_cpp.llama_perf_context(ctx)
@@ -141,6 +166,7 @@ class LlamaCppLLM:
             text=((choice["text"] if isinstance(messages, str) else choice["message"].get("content")) or "").strip(),
         )
 
+    @_serialised
     def reset_cache(self) -> None:
         """Forget the KV cache and every anchor: the next prompt is evaluated from scratch."""
         self._anchors.clear()
@@ -164,6 +190,7 @@ class LlamaCppLLM:
         res = fmt(messages=messages)
         return llm.tokenize(res.prompt.encode("utf-8"), add_bos=not res.added_special, special=True)
 
+    @_serialised
     def yes_probability(self, messages: list[dict[str, str]] | str, *, purpose: str, yes: str = "Yes",
                         no: str = "No") -> tuple[float, LLMCall]:
         """P(first answer token is ``yes``) against ``no``, from one forward pass (no sampling).

@@ -28,14 +28,16 @@ def default_nli_threads() -> int:
 def build_pipeline(*, llm: str | None = None, nli: str | None = None, models_toml: str | None = None,
                    prompts: str | None = None, n_ctx: int | None = None, threads: int | None = None,
                    gpu_layers: int = 0, nli_threads: int | None = None, nli_cache: str | None = None,
-                   reuse_prefix: bool = True, overrides_origin: str = "argument", **overrides) -> VeriCite:
+                   reuse_prefix: bool = True, chat_format: str | None = None, overrides_origin: str = "argument",
+                   **overrides) -> VeriCite:
     """Load the LLM and the checker named in models.toml (defaults when None) into a pipeline.
 
     The checker sits behind a :class:`~vericite.engine.batching.DynamicBatcher` with a
     premise-hypothesis :class:`~vericite.engine.nli_cache.ScoreCache` (in memory, plus the sqlite
     file ``nli_cache`` when given). ``threads`` / ``nli_threads``: CPU threads of llama.cpp (default
     all cores) and of ONNX Runtime (default :func:`default_nli_threads`). ``reuse_prefix``: keep
-    the LLM's KV cache between calls. ``overrides`` replace :class:`~vericite.engine.settings.Settings`
+    the LLM's KV cache between calls. ``chat_format``: a llama-cpp-python chat format for a GGUF
+    without a chat template (default: the LLM entry's ``chat_format``, else the GGUF's template). ``overrides`` replace :class:`~vericite.engine.settings.Settings`
     fields whose value is not None (e.g. threshold=0.7, schedule="sequential"); ``overrides_origin``
     "flag" makes a bad value's error name its command-line flag. ``prompts`` is the ``prompts``
     setting (kept as a named argument for callers).
@@ -57,7 +59,8 @@ def build_pipeline(*, llm: str | None = None, nli: str | None = None, models_tom
     checker = DynamicBatcher(model, cache=ScoreCache(model.cache_id, path=nli_cache))
     try:
         lm = LlamaCppLLM(verify(llm_spec), n_ctx=n_ctx or llm_spec.context, n_threads=threads,
-                         n_gpu_layers=gpu_layers, reuse_prefix=reuse_prefix)
+                         n_gpu_layers=gpu_layers, reuse_prefix=reuse_prefix,
+                         chat_format=chat_format or llm_spec.chat_format)
     except ModelFileError as e:
         checker.close()
         _raise_with_hint(e, llm_spec)

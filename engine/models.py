@@ -35,7 +35,7 @@ _INPUT_FORMATS = {"cross-encoder", "t5-true"}
 _MODEL_KEYS = {
     "role", "format", "source", "file", "sha256", "size", "context", "packages", "parts", "path",
     "tokenizer", "hf_repo", "hf_file", "input_format", "max_length", "entailment_index",
-    "licence", "description", "premise_window", "number_guard", "build",
+    "licence", "description", "premise_window", "number_guard", "build", "chat_format",
 }
 
 
@@ -57,6 +57,7 @@ class ModelSpec:
     hf_repo: str | None = None
     hf_file: str | None = None
     context: int = 4096                # LLM: n_ctx to run with (tokens)
+    chat_format: str | None = None     # LLM: a llama-cpp-python chat format name for a GGUF without a chat template
     input_format: str | None = None    # NLI: "cross-encoder" | "t5-true"
     max_length: int = 320              # NLI: tokens per pair
     entailment_index: int = 1          # NLI: logit index of "entailment"

@@ -60,6 +60,22 @@ def premise_windows(ids: list[int], budget: int) -> list[list[int]]:
     return windows
 
 
+def require_finite(scores: np.ndarray, pairs: Sequence[tuple[str, str]], model: str) -> np.ndarray:
+    """``scores`` (float32 [len(pairs)]) if every one is a finite number, else an error naming the
+    model and the first bad pair: a NaN or inf score must never pass as "not entailed".
+
+    Raises:
+        InferenceError: a score is NaN or infinite.
+    """
+    bad = np.flatnonzero(~np.isfinite(np.asarray(scores, dtype=np.float64)))
+    if bad.size:
+        i = int(bad[0])
+        premise, hypothesis = pairs[i]
+        raise InferenceError(f"{model} returned a non-finite score ({scores[i]}) for {bad.size} of {len(pairs)} pairs, "
+                             f"first: premise {premise[:80]!r}..., hypothesis {hypothesis[:120]!r}")
+    return scores
+
+
 class OnnxPairScorer:
     """Base of the ONNX checkers: ``scores(pairs) -> float32 [n]``, P(entailment) per pair.
 
@@ -137,7 +153,7 @@ class OnnxPairScorer:
             float32 array, shape [len(pairs)], values in [0, 1].
 
         Raises:
-            InferenceError: ONNX Runtime failed.
+            InferenceError: ONNX Runtime failed, or a score is NaN or infinite (names the pair).
         """
         t0 = time.perf_counter()
         owner: list[int] = []
@@ -163,6 +179,8 @@ class OnnxPairScorer:
             except Exception as e:
                 raise InferenceError(f"ONNX Runtime ({self.name}) failed on a batch of {len(idx)} rows x {width} "
                                      f"tokens: {e}") from e
+        # checked per window: the max over windows would hide a NaN window behind a finite one
+        require_finite(probs, [pairs[i] for i in owner], self.name)
         out = np.zeros(len(pairs), dtype=np.float32)
         if rows:
             np.maximum.at(out, np.asarray(owner, dtype=np.int64), probs)

@@ -19,6 +19,8 @@ from .citations import format_citations, merge_adjacent
 from .errors import InputError
 from .fitting import fit_document, fit_documents, prompt_budget, warn_once
 from .grammar import YES_NO, citation_grammar
+from .instructions import find_instructions, without_instructions
+from .language import MIN_CONFIDENCE, detect, detect_or
 from .prompts import PromptSet, completion_prompt
 from .records import Document, LLMCall, StageTrace, Statement, VerifiedAnswer
 from .relevance import trim_document
@@ -53,10 +55,12 @@ class Question:
 
     text: str
     documents: list[Document]
-    shown: list[Document]          # as the LLM sees them (trimmed when doc_tokens > 0)
+    shown: list[Document]          # as the LLM sees them (trimmed when doc_tokens > 0, instructions removed)
     lang: str
     warnings: list[str] = field(default_factory=list)
     timeline: Timeline = field(default_factory=Timeline)
+    #: instruction-like sentences found in the documents: {"document": N (1-based), "sentence": text}
+    instructions: list[dict] = field(default_factory=list)
 
 
 @dataclass
@@ -141,19 +145,43 @@ class VeriCite:
     def prepare(self, question: str, documents: Sequence[Document]) -> Question:
         """Check the input, pick the language, and make the documents as the LLM sees them.
 
+        Documents are cited by position, so a document without text is an error, not dropped.
+        Instruction-like sentences in a document (:mod:`~vericite.engine.instructions`) are
+        reported and hidden from the LLM; the checks read the whole document.
+
         Raises:
-            InputError: empty question or no documents.
+            InputError: empty question, no documents, or a document without text.
         """
         text = (question or "").strip()
         if not text:
             raise InputError("the question is empty")
         if not documents:
             raise InputError("no documents given")
-        lang = self.language(text)
-        q = Question(text, list(documents), self.shown_documents(text, documents, lang), lang)
-        if lang not in self.settings.checker_languages:
-            warn_once(q.warnings, f"the NLI checker {self.checker.name} reads {', '.join(self.settings.checker_languages)} "
+        empty = [i for i, d in enumerate(documents, start=1) if not d.text.strip()]
+        if empty:
+            raise InputError(f"document(s) {empty} have no text: nothing could be checked against them; remove "
+                             "them or give them text (documents are cited by their position)")
+        lang = self.language(text, documents)
+        q = Question(text, list(documents), [], lang)
+        for i, d in enumerate(documents, start=1):
+            for sent in find_instructions(d.text, self._split_lang(q, d.text)):
+                q.instructions.append({"document": i, "sentence": sent})
+                warn_once(q.warnings, f"document [{i}] contains instruction-like text, hidden from the LLM: {sent!r}")
+        hidden = [without_instructions(d.text, [x["sentence"] for x in q.instructions if x["document"] == i])
+                  for i, d in enumerate(documents, start=1)]
+        q.shown = self.shown_documents(text, [replace(d, text=h) for d, h in zip(documents, hidden)], lang)
+        readable = self.settings.checker_languages
+        if lang not in readable:
+            warn_once(q.warnings, f"the NLI checker {self.checker.name} reads {', '.join(readable)} "
                                   f"only; its verdicts on {lang!r} text are not meaningful")
+        other = {}
+        for i, d in enumerate(documents, start=1):
+            code, p = detect(d.text)
+            if p >= MIN_CONFIDENCE and code not in readable and code != lang:
+                other.setdefault(code, []).append(i)
+        for code, nums in other.items():
+            warn_once(q.warnings, f"document(s) {nums} are in {code!r}, which the NLI checker {self.checker.name} "
+                                  f"does not read ({', '.join(readable)} only); checks against them are not meaningful")
         return q
 
     def stage1_answer(self, q: Question) -> Stage:
@@ -165,7 +193,7 @@ class VeriCite:
             call = self._chat(q, self.prompts.messages(R.ANSWER, question=q.text, docs=block), step=R.ANSWER,
                               purpose=R.ANSWER, grammar=self._cite_grammar(len(q.documents)))
             st.trace.llm_calls.append(call)
-            items = answer_claims(R.ANSWER, call.text, q.documents, q.lang, final=False,
+            items = answer_claims(R.ANSWER, call.text, q.documents, self._split_lang(q, call.text), final=False,
                                   min_words=self.settings.min_statement_words)
             st.checks.append(self._verifier().submit(items, (R.KEPT, R.DROPPED_NLI), st.trace, q.timeline))
         st.trace.wall_ms = round(t.ms, 1)
@@ -187,7 +215,8 @@ class VeriCite:
                 ext = self._chat(q, self.prompts.messages("extract", question=q.text, docs=text), step="extract",
                                  purpose=f"extract:{i}")
                 st.trace.llm_calls.append(ext)
-                items = fact_claims(R.EVIDENCE, ext.text, i, doc, q.lang, min_words=self.settings.min_statement_words)
+                items = fact_claims(R.EVIDENCE, ext.text, i, doc, self._split_lang(q, ext.text),
+                                    min_words=self.settings.min_statement_words)
                 st.checks.append(self._verifier().submit(items, (R.KEPT, R.DROPPED_NLI), st.trace, q.timeline))
         st.trace.wall_ms = round(t.ms, 1)
         return st
@@ -217,6 +246,11 @@ class VeriCite:
                 st.text = merge_adjacent(call.text.strip())
                 if call.finish_reason == "length":
                     st.text = _drop_unfinished_tail(st.text, st.trace)
+                    if not st.text:
+                        q.warnings.append(f"the refinement reached its {self.prompts.steps[R.REFINE].max_tokens}-token "
+                                          "cap before its first sentence ended; the answer is empty")
+                elif not st.text:
+                    q.warnings.append("the refinement step returned no text; the answer is empty")
         st.trace.wall_ms = round(t.ms, 1)
         return st
 
@@ -225,7 +259,7 @@ class VeriCite:
         if not refine.text:
             return []
         with q.timeline.span(None) as t:
-            items = answer_claims(R.REFINE, refine.text, q.documents, q.lang, final=True)
+            items = answer_claims(R.REFINE, refine.text, q.documents, self._split_lang(q, refine.text), final=True)
             batch = self._verifier().submit(items, (R.SUPPORTED, R.UNSUPPORTED), refine.trace, q.timeline)
             final = self._verifier().resolve(batch, refine.trace, q.timeline)
         refine.trace.wall_ms = round(refine.trace.wall_ms + t.ms, 1)
@@ -238,7 +272,8 @@ class VeriCite:
         """The answer record: the refined text, every stage's trace, the final check and the settings stamp."""
         return VerifiedAnswer(question=q.text, answer=stages[-1].text, documents=q.documents,
                               stages=[s.trace for s in stages], final=final, settings=self.stamp(q.lang),
-                              warnings=q.warnings, wall_ms=q.timeline.elapsed_ms(), timeline=q.timeline.spans)
+                              warnings=q.warnings, wall_ms=q.timeline.elapsed_ms(), timeline=q.timeline.spans,
+                              instructions=q.instructions)
 
     # -- the stamp ----------------------------------------------------------------------------
     def stamp(self, lang: str) -> dict:
@@ -252,11 +287,20 @@ class VeriCite:
         return out
 
     # -- shared by the stages (and by `vericite bench gate`) ----------------------------------
-    def language(self, question: str) -> str:
-        """The sentence-splitter language: the setting, or for "auto" "ru" when the question has Cyrillic, else "en"."""
+    def language(self, question: str, documents: Sequence[Document] = ()) -> str:
+        """The question's language: the ``lang`` setting, or for "auto" the detected one
+        (:mod:`~vericite.engine.language`; a question too short to tell is read with its documents)."""
         if self.settings.lang != "auto":
             return self.settings.lang
-        return "ru" if re.search(r"[а-яА-ЯёЁ]", question) else "en"
+        code, p = detect(question)
+        if p >= MIN_CONFIDENCE or not documents:
+            return code
+        return detect_or(question + "\n" + "\n".join(d.text for d in documents)[:2000], code)
+
+    def _split_lang(self, q: Question, text: str) -> str:
+        """The splitter's language for ``text`` (an answer, an extraction, a document): the setting,
+        or for "auto" the text's own language when detected with confidence, else the question's."""
+        return self.settings.lang if self.settings.lang != "auto" else detect_or(text, q.lang)
 
     def render(self, messages: list[dict[str, str]]) -> list[dict[str, str]] | str:
         """Chat messages as the LLM receives them: unchanged ("chat") or one completion prompt."""
@@ -273,7 +317,7 @@ class VeriCite:
     def gate_messages(self, question: str, doc: Document, number: int, warnings: list[str]) -> list[dict[str, str]]:
         """The usefulness-check prompt for document ``number`` (1-based), the document trimmed and
         cut to fit the context as stage 2 does (also used by ``vericite bench gate`` to calibrate)."""
-        shown = self.shown_documents(question, [doc], self.language(question))[0]
+        shown = self.shown_documents(question, [doc], self.language(question, [doc]))[0]
         text = fit_document(self.llm, shown, self._budget("extract", question), warnings, number)
         return self.prompts.messages("gate", question=question, docs=text)
 

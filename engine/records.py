@@ -118,6 +118,16 @@ class VerifiedAnswer:
     warnings: list[str] = field(default_factory=list)
     wall_ms: float = 0.0
     timeline: list[Span] = field(default_factory=list)
+    #: instruction-like sentences found in documents, hidden from the LLM: {"document": N, "sentence": text}
+    instructions: list[dict[str, Any]] = field(default_factory=list)
+
+    @property
+    def empty_reason(self) -> str:
+        """Why the answer is empty (the last warning that says so), "" when it is not."""
+        if self.answer:
+            return ""
+        why = [w for w in self.warnings if "answer is empty" in w]
+        return why[-1] if why else "the refinement produced no sentence"
 
     def to_json(self) -> dict[str, Any]:
         """A JSON-ready dict: every statement and fact with citations, score, verdict and stage,
@@ -137,6 +147,7 @@ class VerifiedAnswer:
             "documents": [asdict(d) for d in self.documents],
             "settings": self.settings,
             "warnings": self.warnings,
+            "instructions_in_documents": self.instructions,
             "wall_ms": self.wall_ms,
             "timeline": [asdict(x) for x in self.timeline],
         }

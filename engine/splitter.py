@@ -1,13 +1,40 @@
-"""Statement splitting: one sentence = one statement (offline, rule-based: pysbd)."""
+"""Statement splitting: one sentence = one statement (offline, rule-based: pysbd).
+
+Around pysbd, the traps LLM output and other systems' answers set are handled here, once, for
+the pipeline and the evaluator alike:
+
+- Only "\\n" breaks a line; other line and paragraph separators (\\r, \\v, \\f, \\x1c-\\x1e,
+  U+0085, U+2028, U+2029) are spaces, as in the citation grammar, which forbids "\\n" only.
+- Abbreviations that pysbd splits after ("et al.", Russian "т.е.", "т. д.", ...) are kept inside
+  their sentence.
+- Numbered or bulleted list items become separate statements without their numbers
+  ("Steps: 1. Mix flour [1]. 2. Bake [2]." -> "Mix flour [1].", "Bake [2]."); a lead-in that
+  ends with ":" and cites nothing ("Steps:") is not a statement.
+- Citation marks a splitter leaves at the start of the next sentence ("... 1998. [1] It ...")
+  go back to the sentence they close; a piece with no letter or digit besides its marks ("." of
+  "... [2]. It") never becomes a statement.
+"""
 from __future__ import annotations
 
+import re
 from functools import lru_cache
 
 import pysbd
 from pysbd.languages import LANGUAGE_CODES
 
-from .citations import leading_citations
+from .citations import leading_citations, normalise_citations, strip_citations
 from .errors import ConfigError
+
+#: Line and paragraph separators other than "\n" that str.splitlines() would break at.
+_SEPARATORS = re.compile("[ \t]*[\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]+[ \t]*")
+#: Abbreviations whose full stops never end a sentence, per language ("*" = every language).
+_ABBREVIATIONS = {
+    "*": ("et al.", "e.g.", "i.e.", "cf."),
+    "ru": ("т.е.", "т. е.", "т.к.", "т. к.", "т.д.", "т. д.", "т.п.", "т. п.", "и др.", "см.", "напр.", "англ."),
+}
+_DOT = "\u2024"  # ONE DOT LEADER: stands in for a protected full stop while pysbd splits
+_LIST_ITEM = re.compile(r"(?:(?<=^)|(?<=[.!?:] ))(\d{1,2})[.)]\s+(?=\S)")
+_BULLET = re.compile(r"^[-*•·]\s*")
 
 
 def known_language(lang: str) -> bool:
@@ -27,34 +54,80 @@ def _segmenter(lang: str) -> pysbd.Segmenter:
     return pysbd.Segmenter(language=lang, clean=False)
 
 
+def _lines(text: str) -> list[str]:
+    return _SEPARATORS.sub(" ", text.replace("\r\n", "\n")).split("\n")
+
+
+def _protect(line: str, lang: str) -> str:
+    for abbr in (*_ABBREVIATIONS["*"], *_ABBREVIATIONS.get(lang, ())):
+        if abbr in line:
+            line = line.replace(abbr, abbr.replace(".", _DOT))
+    return line
+
+
+def _segments(line: str, lang: str) -> list[str]:
+    return [s.replace(_DOT, ".").strip() for s in _segmenter(lang).segment(_protect(line, lang))]
+
+
 def split_sentences(text: str, lang: str = "en") -> list[str]:
     """Plain sentence split of a passage (pysbd), line by line, blank pieces dropped."""
-    return [s.strip() for line in text.splitlines() for s in _segmenter(lang).segment(line) if s.strip()]
+    return [s for line in _lines(text) for s in _segments(line, lang) if s]
+
+
+def _list_items(line: str) -> list[str]:
+    """A line holding a numbered list ("1. A. 2. B.") as its lead-in and items, numbers removed;
+    any other line unchanged. Only a run of numbers counting up from 1 is a list."""
+    marks = list(_LIST_ITEM.finditer(line))
+    numbers = [int(m.group(1)) for m in marks]
+    if len(marks) < 2 or numbers != list(range(1, len(marks) + 1)):
+        return [line]
+    pieces = [line[:marks[0].start()]]
+    for m, nxt in zip(marks, marks[1:] + [None]):
+        pieces.append(line[m.end():nxt.start() if nxt else len(line)])
+    return [p.strip() for p in pieces if p.strip()]
+
+
+def _is_lead_in(sent: str) -> bool:
+    """A heading such as "Steps:" that introduces a list and claims nothing."""
+    return sent.rstrip().endswith(":") and not leading_citations(sent)[0] and "[" not in sent
 
 
 def split_statements(text: str, lang: str = "en") -> list[str]:
     """Split LLM output into sentences, keeping each sentence's citation marks with it.
 
-    Citation marks a splitter leaves at the start of the next sentence ("... 1998. [1] It ...")
-    are moved back to the sentence before; a lone citation line is attached to the previous
-    sentence. Blank lines and list bullets are dropped. ``lang`` is an ISO code pysbd knows
-    ("en", "ru", ...).
+    See the module docstring for the traps handled. Blank lines and list bullets are dropped.
+    ``lang`` is an ISO code pysbd knows ("en", "ru", ...).
+
+    Returns:
+        Sentences in order; every one has a letter or digit outside its citation marks.
     """
     out: list[str] = []
-    for line in text.splitlines():
-        line = line.strip().lstrip("-*• ").strip()
+    for raw in _lines(normalise_citations(text)):
+        line = _BULLET.sub("", raw.strip()).strip()
         if not line:
             continue
-        for sent in _segmenter(lang).segment(line):
-            sent = sent.strip()
-            if not sent:
-                continue
-            marks, rest = leading_citations(sent)
-            if marks and out:
-                out[-1] = f"{out[-1]} {marks}"
-                sent = rest
-            elif marks and not rest:
-                sent = marks
-            if sent:
+        for item in _list_items(line):
+            for sent in _segments(item, lang):
+                if not sent:
+                    continue
+                marks, rest = leading_citations(sent)
+                if marks and out:
+                    out[-1] = f"{out[-1]} {marks}"
+                    sent = rest
+                elif marks and not rest:
+                    sent = marks
+                if not sent:
+                    continue
+                if not any(ch.isalnum() for ch in strip_citations(sent)):
+                    if out and parse_marks(sent):  # "[2]." after a full stop: the marks close the sentence before
+                        out[-1] = f"{out[-1]} {parse_marks(sent)}"
+                    continue
+                if _is_lead_in(sent):
+                    continue
                 out.append(sent)
     return out
+
+
+def parse_marks(text: str) -> str:
+    """The citation marks in ``text``, as written ("" if none)."""
+    return " ".join(re.findall(r"\[[\d,\s]+\]", text))
