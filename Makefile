@@ -2,7 +2,7 @@
 PY ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
-EXTRAS ?= cpu,test,export,bench
+EXTRAS ?= cpu,test,export,bench,serve
 
 .PHONY: setup models demo test clean
 

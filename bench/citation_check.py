@@ -56,7 +56,6 @@ from __future__ import annotations
 import argparse
 import json
 import logging
-import subprocess
 import sys
 import time
 from collections.abc import Mapping, Sequence
@@ -71,8 +70,9 @@ from vericite.engine.guard import NumberGuard
 from vericite.engine.models import Registry, model_path, sha256_file, verify
 from vericite.engine.checkers import load_checker
 from vericite.engine.nli import OnnxCrossEncoder
-from vericite.engine.paths import REPO_ROOT, shared_dir
+from vericite.engine.paths import shared_dir
 from vericite.export.train_nli import auc, seeded_sample
+from vericite.bench.common import git_revision
 
 log = logging.getLogger(__name__)
 
@@ -489,15 +489,6 @@ class CitationCheck:
 # ------------------------------------------------------------------------------------------------
 # CLI
 
-def _git_sha() -> str | None:
-    try:
-        return subprocess.run(["git", "rev-parse", "HEAD"], cwd=REPO_ROOT, capture_output=True, text=True,
-                              check=True).stdout.strip()
-    except (OSError, subprocess.CalledProcessError):
-        return None
-
-
-
 def load(args: argparse.Namespace) -> tuple[OnnxCrossEncoder, float, dict[str, Any]]:
     """The checker, its threshold and a stamp, from ``--model-dir`` or the registry (``--nli``).
 
@@ -632,7 +623,7 @@ def main(argv: list[str] | None = None) -> int:
             print(json.dumps(cal, indent=1, ensure_ascii=False))
             return 0
     rep = bench.run(checker, thr)
-    rep["stamp"] = {**stamp, "metric_version": METRIC_VERSION, "git_sha": _git_sha(), "seed": args.seed,
+    rep["stamp"] = {**stamp, "metric_version": METRIC_VERSION, "git_sha": git_revision(), "seed": args.seed,
                     "n_snli": args.n_snli, "n_xnli": args.n_xnli, "n_mnli": args.n_mnli, "n_facts": args.n_facts, "hotpotqa_test_items": f"{TEST_ITEMS[0]}-{TEST_ITEMS[1] - 1}"}
     if cal is not None:
         rep["calibration"] = cal

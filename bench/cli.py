@@ -15,6 +15,7 @@ BENCHES = {
     "nli": ("vericite.bench.nli_speed", "NLI pairs/s: PyTorch one pair per call vs ONNX batched, cache"),
     "latency": ("vericite.bench.latency", "the authors' sequential order vs the scheduler, per stage"),
     "citation-check": ("vericite.bench.citation_check", "a checker on held-out NLI, swap pairs, HotpotQA support, the brief's example"),
+    "serve": ("vericite.bench.serve_load", "load test of `vericite serve`: p50/p95, throughput, 429s, NLI batch size"),
 }
 QUALITY = {
     "run": ("run_main", "run a method (vanilla, vericite, ablations) over a data file; resumable"),

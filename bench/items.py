@@ -133,7 +133,7 @@ def main(argv: list[str] | None = None, *, models_toml: str | None = None) -> in
     ap.add_argument("--ndoc", type=int, default=5, help="documents per item (default 5)")
     ap.add_argument("--llm", help="LLM name in models.toml (default: the default LLM)")
     ap.add_argument("--nli", help="NLI checker name in models.toml (default: the default checker)")
-    ap.add_argument("--threads", type=int, help="LLM CPU threads (default: all cores)")
+    ap.add_argument("--threads", type=int, help="LLM CPU threads (default: the cores the checker leaves)")
     S.add_arguments(ap)
     ap.add_argument("--baseline", action="store_true", help="also answer each item in one pass (ALCE vanilla, 0-shot)")
     ap.add_argument("--out", help="write one JSON trace per item here (JSONL)")

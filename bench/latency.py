@@ -194,7 +194,7 @@ def main(argv: list[str] | None = None, models_toml: str | None = None) -> int:
     ap.add_argument("--llm", help="LLM name in models.toml (default: the default LLM)")
     ap.add_argument("--nli", help="NLI checker name (default: the default checker)")
     ap.add_argument("--prompts", help="prompt set (default: the LLM's profile)")
-    ap.add_argument("--threads", type=int, help="llama.cpp threads (default: all cores)")
+    ap.add_argument("--threads", type=int, help="llama.cpp threads (default: the cores the checker leaves)")
     ap.add_argument("--nli-threads", type=int, help=f"ONNX Runtime threads (default {default_nli_threads()})")
     ap.add_argument("--out-dir", type=Path, default=Path("bench-out/latency"), help="where latency.md, timeline.png, latency.json go")
     ap.add_argument("--json", action="store_true", help="print the JSON summary")

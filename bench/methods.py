@@ -24,7 +24,6 @@ dict (method, models and their sha256, checker, threshold, prompts, grammar, dem
 from __future__ import annotations
 
 import logging
-import subprocess
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
@@ -36,6 +35,7 @@ from vericite.engine.fitting import MARGIN_TOKENS, fit_documents
 from vericite.engine.prompts import PromptFile, fill, load_prompt_file
 from vericite.engine.records import Document
 
+from .common import git_revision
 from .llm_checker import BENCH_PROMPTS
 
 log = logging.getLogger(__name__)
@@ -253,16 +253,6 @@ def default_demos_path(data_path: str | Path, dataset: str) -> Path:
     base = Path(data_path).resolve().parent
     own = base / f"{dataset}_demos.jsonl"
     return own if own.is_file() or dataset in ("asqa", "eli5") else base / "asqa_demos.jsonl"
-
-
-def git_revision() -> str:
-    """``git describe --always --dirty`` of this checkout, or "unknown"."""
-    try:
-        out = subprocess.run(["git", "-C", str(REPO), "describe", "--always", "--dirty"], capture_output=True,
-                             text=True, timeout=10, check=False)
-        return out.stdout.strip() or "unknown"
-    except (OSError, subprocess.SubprocessError):
-        return "unknown"
 
 
 def build_method(name: str, *, data_path: str | Path | None = None, dataset: str | None = None,

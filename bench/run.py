@@ -311,7 +311,7 @@ def run_main(argv: list[str] | None = None, *, models_toml: str | None = None) -
     ap.add_argument("--out", required=True, help="results JSONL (appended to; finished items are skipped)")
     ap.add_argument("--llm", help="LLM name in models.toml (default: the default LLM)")
     ap.add_argument("--nli", help="the pipeline's NLI checker in models.toml (default: the default checker)")
-    ap.add_argument("--threads", type=int, help="LLM CPU threads (default: all cores)")
+    ap.add_argument("--threads", type=int, help="LLM CPU threads (default: the cores the checker leaves)")
     ap.add_argument("--n-ctx", type=int, help="LLM context tokens (default: the model's entry)")
     ap.add_argument("--shots", type=int, default=2, help="vanilla: demos (default 2; 0 = none)")
     ap.add_argument("--demos", help="vanilla: demos JSONL (default <data dir>/<dataset>_demos.jsonl; "

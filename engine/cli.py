@@ -127,6 +127,16 @@ def build_parser() -> argparse.ArgumentParser:
     m.add_argument("--json", action="store_true", help="machine-readable list")
     m.set_defaults(func=_cmd_models)
 
+    from .service import cli as serve_cli  # no fastapi import until the command runs
+
+    v = sub.add_parser("serve", help="HTTP service: POST /v1/answer, /health, /ready, /v1/models, /metrics (serve extra)",
+                       description="Serve VeriCite over HTTP (FastAPI + uvicorn). OpenAPI at /docs. Example: "
+                                   "vericite serve --port 8000 --workers 2 --queue-size 8")
+    serve_cli.add_arguments(v)
+    S.add_arguments(v)
+    add_resource_arguments(v)
+    v.set_defaults(func=serve_cli.run)
+
     for ep in sorted(entry_points(group=COMMANDS_GROUP), key=lambda e: e.name):
         ep.load()(sub)
     return p
@@ -135,7 +145,8 @@ def build_parser() -> argparse.ArgumentParser:
 def add_resource_arguments(parser: argparse.ArgumentParser) -> None:
     """The flags for what a run may use of the machine (not settings: they never change results)."""
     parser.add_argument("--n-ctx", type=int, help="LLM context tokens (default: the model's entry)")
-    parser.add_argument("--threads", type=int, help="LLM CPU threads (default: all cores)")
+    parser.add_argument("--threads", type=int, help="LLM CPU threads (default: the cores the checker's threads leave, "
+                                                    "at least 1)")
     parser.add_argument("--gpu-layers", type=int, default=0, help="LLM layers on GPU (needs a GPU build of llama.cpp)")
     parser.add_argument("--nli-threads", type=int,
                         help="ONNX Runtime threads for the checker (default: a quarter of the cores)")

@@ -25,6 +25,13 @@ def default_nli_threads() -> int:
     return max(1, (os.cpu_count() or 1) // 4)
 
 
+def default_llm_threads(nli_threads: int) -> int:
+    """llama.cpp threads beside ``nli_threads`` ONNX Runtime threads: the cores left, at least 1, so the
+    two never ask for more threads than there are cores. On 2 cores, 1 + 1 answered 3 HotpotQA items
+    5-18% faster than 2 + 1, with identical answers (README, "Threads")."""
+    return max(1, (os.cpu_count() or 1) - nli_threads)
+
+
 def build_pipeline(*, llm: str | None = None, nli: str | None = None, models_toml: str | None = None,
                    prompts: str | None = None, n_ctx: int | None = None, threads: int | None = None,
                    gpu_layers: int = 0, nli_threads: int | None = None, nli_cache: str | None = None,
@@ -35,7 +42,8 @@ def build_pipeline(*, llm: str | None = None, nli: str | None = None, models_tom
     The checker sits behind a :class:`~vericite.engine.batching.DynamicBatcher` with a
     premise-hypothesis :class:`~vericite.engine.nli_cache.ScoreCache` (in memory, plus the sqlite
     file ``nli_cache`` when given). ``threads`` / ``nli_threads``: CPU threads of llama.cpp (default
-    all cores) and of ONNX Runtime (default :func:`default_nli_threads`). ``reuse_prefix``: keep
+    :func:`default_llm_threads`: the cores the checker leaves) and of ONNX Runtime (default
+    :func:`default_nli_threads`). ``reuse_prefix``: keep
     the LLM's KV cache between calls. ``chat_format``: a llama-cpp-python chat format for a GGUF
     without a chat template (default: the LLM entry's ``chat_format``, else the GGUF's template). ``overrides`` replace :class:`~vericite.engine.settings.Settings`
     fields whose value is not None (e.g. threshold=0.7, schedule="sequential"); ``overrides_origin``
@@ -51,14 +59,16 @@ def build_pipeline(*, llm: str | None = None, nli: str | None = None, models_tom
     settings = S.resolve((llm_spec.profile, llm_spec.name), (nli_spec.profile, nli_spec.name),
                          overrides={"prompts": prompts, **overrides}, overrides_origin=overrides_origin)
     prompt_set = PromptSet.load(settings.prompts)  # fail before loading models
+    nli_threads = nli_threads or default_nli_threads()
     try:
-        model = load_checker(nli_spec, intra_op_threads=nli_threads or default_nli_threads())
+        model = load_checker(nli_spec, intra_op_threads=nli_threads)
     except ModelFileError as e:
         _raise_with_hint(e, nli_spec)
     log.info("loading %s", llm_spec.name)
     checker = DynamicBatcher(model, cache=ScoreCache(model.cache_id, path=nli_cache))
     try:
-        lm = LlamaCppLLM(verify(llm_spec), n_ctx=n_ctx or llm_spec.context, n_threads=threads,
+        lm = LlamaCppLLM(verify(llm_spec), n_ctx=n_ctx or llm_spec.context,
+                         n_threads=threads or default_llm_threads(nli_threads),
                          n_gpu_layers=gpu_layers, reuse_prefix=reuse_prefix,
                          chat_format=chat_format or llm_spec.chat_format)
     except ModelFileError as e:

@@ -116,7 +116,7 @@ class VeriCite:
         """Wait for the checks of stages 1-2, then stage 3 and the final check."""
         verified = self.verified(q, answer, evidence)  # kept facts, then kept statements (authors' order)
         refine = self.stage3_refine(q, verified)       # one merged answer from the verified sentences
-        final = self.final_check(q, refine)            # every final sentence checked: reported, never dropped
+        final = self.final_check(q, refine, verified)  # every final sentence checked; strict: failures removed
         return self.result(q, [answer, evidence, refine], final)
 
     def answer_many(self, items: Iterable[tuple[str, Sequence[Document]]]) -> Iterator[VerifiedAnswer]:
@@ -254,18 +254,47 @@ class VeriCite:
         st.trace.wall_ms = round(t.ms, 1)
         return st
 
-    def final_check(self, q: Question, refine: Stage) -> list[Statement]:
-        """Check every final sentence against its cited documents; failures are reported, not removed."""
-        if not refine.text:
+    def final_check(self, q: Question, refine: Stage, verified: list[Statement]) -> list[Statement]:
+        """Check every final sentence against its cited documents.
+
+        The stage-3 trace records every sentence the refinement wrote with its verdict. With
+        ``drop_unsupported`` (strict, the default) a sentence that fails is removed from the answer,
+        and when none passes the answer falls back to the verified sentences themselves (checked
+        again, as final sentences); without it failures are only reported.
+
+        Returns:
+            The sentences of the answer, each with its verdict.
+        """
+        final = self._check_final(q, refine, refine.text)
+        refine.trace.statements = list(final)
+        bad = [s for s in final if s.verdict != R.SUPPORTED]
+        if not bad:
+            return final
+        if not self.settings.drop_unsupported:
+            q.warnings.append(f"{len(bad)} of {len(final)} final sentences failed the final check (see final_check)")
+            return final
+        kept = [s for s in final if s.verdict == R.SUPPORTED]
+        refine.trace.notes.append(f"strict: removed {len(bad)} of {len(final)} final sentences that failed the final "
+                                  f"check: {[s.raw for s in bad]}")
+        if kept:
+            refine.text = " ".join(s.raw for s in kept)
+            q.warnings.append(f"removed {len(bad)} of {len(final)} final sentences that failed the final check "
+                              "(strict; --no-drop-unsupported keeps them)")
+            return kept
+        refine.text = merge_adjacent(" ".join(_with_citations(s) for s in verified))
+        refine.trace.notes.append("strict: no final sentence passed; the answer is the verified sentences")
+        q.warnings.append(f"no final sentence passed the final check; the answer is the {len(verified)} verified "
+                          "sentences themselves")
+        return self._check_final(q, refine, refine.text)
+
+    def _check_final(self, q: Question, refine: Stage, text: str) -> list[Statement]:
+        if not text:
             return []
         with q.timeline.span(None) as t:
-            items = answer_claims(R.REFINE, refine.text, q.documents, self._split_lang(q, refine.text), final=True)
+            items = answer_claims(R.REFINE, text, q.documents, self._split_lang(q, text), final=True)
             batch = self._verifier().submit(items, (R.SUPPORTED, R.UNSUPPORTED), refine.trace, q.timeline)
             final = self._verifier().resolve(batch, refine.trace, q.timeline)
         refine.trace.wall_ms = round(refine.trace.wall_ms + t.ms, 1)
-        bad = [s for s in final if s.verdict != R.SUPPORTED]
-        if bad:
-            q.warnings.append(f"{len(bad)} of {len(final)} final sentences failed the final check (see final_check)")
         return final
 
     def result(self, q: Question, stages: list[Stage], final: list[Statement]) -> VerifiedAnswer:

@@ -114,6 +114,9 @@ class Settings:
     gate_threshold: float = setting(0.5, "P(Yes) a document needs with the scored gate, calibrated with "
                                          "`vericite bench gate` (default: the LLM's profile)",
                                     kind="float", rule=_closed_unit, profile="llm", flag=True)
+    drop_unsupported: bool = setting(True, "strict final check: remove a final sentence that fails it (and fall back to "
+                                           "the verified sentences when none passes); --no-drop-unsupported only "
+                                           "reports failures", kind="bool", flag=True)
     gate_grammar: bool = setting(True, "constrain the greedy gate to exactly Yes | No", kind="bool")
     min_statement_words: int = setting(
         0, "statements and facts with fewer words are dropped before the NLI check (0 keeps all, as the "

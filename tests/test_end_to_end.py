@@ -41,3 +41,4 @@ def test_default_models_answer_hotpotqa_item(capsys):
         cites = parse_citations(sent)
         assert cites and not invalid_citations(cites, n_docs), sent
     assert all(f["score"] is not None for f in trace["final_check"])
+    assert all(f["verdict"] == R.SUPPORTED for f in trace["final_check"])  # strict: failures never reach the answer

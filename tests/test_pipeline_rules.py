@@ -100,7 +100,7 @@ def test_stage3_gets_only_verified_statements_and_final_check_reports(checker):
         "gate": "No",
         "refine": ("Rush released Counterparts in 1993 [2][2]. Keith Moon drummed for Rush [3]. "
                    "Rush is from Canada."),
-    })
+    }, drop_unsupported=False)
     refine_prompt = next(m for p, m, _ in llm.calls if p == "refine")[-1]["content"]
     assert "Counterparts in 1993 [2]." in refine_prompt
     assert "Keith Moon" not in refine_prompt.split("Answer statements:")[1]
@@ -170,6 +170,13 @@ def test_text_output_shows_answer_sources_and_warnings(checker, capsys):
                            "refine": "Rush released Counterparts in 1993 [2]. Keith Moon drummed for Rush [3]."})
     _print_answer(res)
     out, err = capsys.readouterr()
+    assert out.splitlines()[0] == res.answer == "Rush released Counterparts in 1993 [2]."  # strict: failure removed
+    assert "warning: removed 1 of 2 final sentences" in err
+    _, res = run(checker, {"answer": "Rush released the song Counterparts in 1993 [2].", "gate": "No",
+                           "refine": "Rush released Counterparts in 1993 [2]. Keith Moon drummed for Rush [3]."},
+                 drop_unsupported=False)
+    _print_answer(res)
+    out, err = capsys.readouterr()
     assert out.splitlines()[0] == res.answer
     assert "[2] Counterparts (song)" in out and "[3] Keith Moon" in out
     assert "warning: final sentence unsupported" in err and "Keith Moon drummed for Rush [3]." in err
@@ -189,3 +196,18 @@ def test_grades_from_the_checker_bands(checker):
         assert (s.grade <= 2) == (s.verdict == R.KEPT)          # b2 = the keep threshold (0.5)
     _, plain = run(checker, {"answer": "Rush released Counterparts [2].", "gate": "No"})
     assert all(s.grade is None for s in plain.stages[0].statements)
+
+
+def test_strict_final_check_removes_failures_and_falls_back_to_verified_sentences(checker):
+    _, res = run(checker, {"answer": "Rush released the song Counterparts in 1993 [2].", "gate": "No",
+                           "refine": "Rush released Counterparts in 1993 [2]. Keith Moon drummed for Rush [3]. Rush rocks."})
+    assert res.answer == "Rush released Counterparts in 1993 [2]."
+    assert [s.verdict for s in res.final] == [R.SUPPORTED]
+    assert [s.verdict for s in res.stages[2].statements] == [R.SUPPORTED, R.UNSUPPORTED, R.NO_CITATION]
+    assert any("strict: removed 2 of 3" in n for n in res.stages[2].notes)
+    # nothing passes: the answer is the verified sentences themselves, checked as final sentences
+    _, res = run(checker, {"answer": "Rush released the song Counterparts in 1993 [2].", "gate": "No",
+                           "refine": "Keith Moon drummed for Rush [3]."})
+    assert res.answer == "Rush released the song Counterparts in 1993 [2]."
+    assert [s.verdict for s in res.final] == [R.SUPPORTED] and res.to_json()["all_sentences_supported"]
+    assert any("verified sentences themselves" in w for w in res.warnings)

@@ -30,4 +30,5 @@ def test_minilm_keeps_supported_statements_and_drops_the_wrong_band(checker):
     assert len(s1[R.KEPT]) == 2  # including the two-document citation, checked against both texts joined
     s2 = by_verdict(res.stages[1])
     assert s2[R.KEPT] == ["Neil Peart was the drummer of Rush."] and s2[R.DROPPED_NLI] == ["Keith Moon played drums for Rush."]
-    assert [s.verdict for s in res.final] == [R.SUPPORTED, R.UNSUPPORTED]
+    assert [s.verdict for s in res.stages[2].statements] == [R.SUPPORTED, R.UNSUPPORTED]
+    assert res.answer == "Rush released Counterparts in 1993 [2]."  # strict: the failed sentence removed

@@ -266,3 +266,13 @@ def test_a_bench_without_its_data_ends_in_one_error_line(monkeypatch, capsys):
     assert main(["-q", "bench", "nli", "--n", "4"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and err[0].startswith("error:") and "VERICITE_SHARED" in err[0]
+
+
+def test_default_threads_never_exceed_the_cores(monkeypatch):
+    from vericite.engine import loader
+
+    for cores in range(2, 17):
+        monkeypatch.setattr(loader.os, "cpu_count", lambda c=cores: c)
+        nli = loader.default_nli_threads()
+        assert nli >= 1 and loader.default_llm_threads(nli) >= 1
+        assert nli + loader.default_llm_threads(nli) <= cores

@@ -1,0 +1,77 @@
+"""``vericite serve``: its flags and the command (the parser itself lives in engine/cli.py).
+
+Nothing here imports the ``serve`` extra until the command runs, so ``vericite --help`` works
+without it and ``vericite serve`` without it ends with one ``error:`` line naming the extra.
+"""
+from __future__ import annotations
+
+import argparse
+import logging
+import os
+from pathlib import Path
+
+from .. import settings as S
+from . import require
+from .limits import Limits, flag
+
+log = logging.getLogger(__name__)
+
+_D = Limits()
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    """The service's own flags (host, port, capacity, limits, key, --write-openapi)."""
+    p.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1: this machine only)")
+    p.add_argument("--port", type=int, default=8000, help="port (default 8000)")
+    p.add_argument("--llm", help="LLM name in models.toml (default: [defaults] llm)")
+    p.add_argument("--nli", help="NLI checker name in models.toml (default: [defaults] nli)")
+    p.add_argument("--nli-cache", help="sqlite file that keeps NLI scores across runs (default: memory only)")
+    p.add_argument(flag("workers"), type=int, default=_D.workers,
+                   help=f"request threads (default {_D.workers}: LLM calls take turns, so a second thread lets one "
+                        "request's NLI checks overlap another's LLM work)")
+    p.add_argument(flag("queue_size"), type=int, default=_D.queue_size,
+                   help=f"admitted requests that may wait for a thread; beyond, 429 (default {_D.queue_size})")
+    p.add_argument(flag("timeout_s"), dest="timeout_s", type=float, default=_D.timeout_s,
+                   help=f"per-request deadline in seconds from admission, else 504 (default {_D.timeout_s:g})")
+    p.add_argument("--api-key", help="require Authorization: Bearer KEY on /v1/* and /metrics "
+                                     "(default: $VERICITE_API_KEY; none: open)")
+    p.add_argument(flag("max_docs"), type=int, default=_D.max_docs, help=f"documents per request (default {_D.max_docs})")
+    p.add_argument(flag("max_doc_chars"), type=int, default=_D.max_doc_chars,
+                   help=f"characters per document (default {_D.max_doc_chars})")
+    p.add_argument(flag("max_body_bytes"), type=int, default=_D.max_body_bytes,
+                   help=f"request body bytes (default {_D.max_body_bytes})")
+    p.add_argument("--write-openapi", metavar="PATH",
+                   help="write the OpenAPI document to PATH and exit (loads no model; "
+                        "engine/service/openapi.json is the committed copy)")
+
+
+def run(args: argparse.Namespace) -> int:
+    """Serve until a signal (or write the OpenAPI document)."""
+    require()
+    from .app import create_app, openapi_text
+    from .server import serve
+
+    limits = Limits(max_docs=args.max_docs, max_doc_chars=args.max_doc_chars, max_body_bytes=args.max_body_bytes,
+                    workers=args.workers, queue_size=args.queue_size, timeout_s=args.timeout_s)
+    if args.write_openapi:
+        path = Path(args.write_openapi)
+        path.write_text(openapi_text(create_app(_never, limits=limits)), encoding="utf-8")
+        print(f"wrote {path}")
+        return 0
+
+    def load():
+        from ..loader import build_pipeline
+
+        return build_pipeline(llm=args.llm, nli=args.nli, models_toml=args.models, n_ctx=args.n_ctx,
+                              threads=args.threads, gpu_layers=args.gpu_layers, nli_threads=args.nli_threads,
+                              nli_cache=args.nli_cache, overrides_origin="flag", **S.from_arguments(args))
+
+    api_key = args.api_key or os.environ.get("VERICITE_API_KEY") or None
+    if api_key is None and args.host not in ("127.0.0.1", "localhost", "::1"):
+        log.warning("serving on %s without an API key (--api-key or VERICITE_API_KEY)", args.host)
+    return serve(create_app(load, limits=limits, api_key=api_key), host=args.host, port=args.port,
+                 log_level="debug" if args.verbose else "warning" if args.quiet else "info")
+
+
+def _never():
+    raise AssertionError("--write-openapi loads no model")
