@@ -121,12 +121,14 @@ class Verifier:
         threshold: P(entailment) a claim needs to pass.
         schedule: "overlap" or "sequential".
         grade_bands: the checker's ``[b1, b2, b3]``; when set, every checked sentence gets a grade 1-4.
+        lenient: a claim graded 3 (partial: P >= b3) passes too (the brief's lenient scale).
     """
 
     def __init__(self, checker: Checker, *, threshold: float, schedule: str,
-                 grade_bands: tuple[float, float, float] | None = None):
+                 grade_bands: tuple[float, float, float] | None = None, lenient: bool = False):
         self.checker = checker
         self.threshold = threshold
+        self.lenient = lenient and grade_bands is not None
         self.schedule = schedule if hasattr(checker, "submit") else "sequential"
         self.grade_bands = grade_bands
 
@@ -172,5 +174,6 @@ class Verifier:
                 continue
             p = float(next(scores))
             g = grade(p, self.grade_bands, verbatim=is_verbatim(x.premise, x.text)) if self.grade_bands else None
-            out.append(Statement(x.stage, x.text, x.citations, ok if p >= self.threshold else ko, round(p, 4), x.raw, g))
+            passed = p >= self.threshold or (self.lenient and g == 3)
+            out.append(Statement(x.stage, x.text, x.citations, ok if passed else ko, round(p, 4), x.raw, g))
         return out

@@ -21,6 +21,8 @@ _BRACKETS = str.maketrans({"【": "[", "】": "]", "［": "[", "］": "]"})
 _NAMED = re.compile(rf"\[\s*(?:documents?|docs?|passages?|sources?|refs?)\.?\s*({_N}(?:\s*(?:,|and)\s*{_N})*)\s*\]",
                     re.IGNORECASE)
 _RANGE = re.compile(rf"\[\s*({_N})\s*[-–]\s*({_N})\s*\]")
+# Our own lenient marks: "[2, 3*]" (3 supports the sentence only partly) reads as [2, 3].
+_STARRED = re.compile(rf"\[\s*{_N}\*?(?:\s*,\s*{_N}\*?)*\s*\]")
 
 
 def normalise_citations(text: str) -> str:
@@ -30,6 +32,7 @@ def normalise_citations(text: str) -> str:
     'Rush [1, 2, 3], see [4] and [5].'
     """
     text = text.translate(_BRACKETS)
+    text = _STARRED.sub(lambda m: m.group(0).replace("*", ""), text)
     text = _NAMED.sub(lambda m: "[" + ", ".join(re.findall(r"\d+", m.group(1))) + "]", text)
 
     def _range(m: re.Match[str]) -> str:
@@ -64,9 +67,10 @@ def strip_citations(sentence: str) -> str:
     return re.sub(r"\s{2,}", " ", out).strip()
 
 
-def format_citations(citations: tuple[int, ...] | list[int]) -> str:
-    """``(1, 2)`` -> ``"[1, 2]"``; empty -> ``""``."""
-    return f"[{', '.join(str(c) for c in citations)}]" if citations else ""
+def format_citations(citations: tuple[int, ...] | list[int], partial: tuple[int, ...] | set[int] = ()) -> str:
+    """``(1, 2)`` -> ``"[1, 2]"``; with ``partial=(2,)`` -> ``"[1, 2*]"`` (the brief's mark for a
+    citation that supports the sentence only partly); empty -> ``""``."""
+    return f"[{', '.join(f'{c}*' if c in partial else str(c) for c in citations)}]" if citations else ""
 
 
 def merge_adjacent(text: str) -> str:

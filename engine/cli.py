@@ -45,6 +45,10 @@ def _print_answer(result) -> None:
         print()
         for c in cited:
             print(f"[{c}] {result.documents[c - 1].title}")
+    if result.conflicts:
+        print()
+    for c in result.conflicts:
+        print(f"conflict: {c.describe()}")
     for w in result.warnings:
         print(f"warning: {w}", file=sys.stderr)
     for s in result.final:

@@ -15,7 +15,9 @@ from typing import Protocol
 from . import records as R
 from . import settings as S
 from .checks import Checker, CheckBatch, Verifier, answer_claims, fact_claims
+from .grading import grade
 from .citations import format_citations, merge_adjacent
+from .conflicts import Conflict, find_conflicts
 from .errors import InputError
 from .fitting import fit_document, fit_documents, prompt_budget, warn_once
 from .grammar import YES_NO, citation_grammar
@@ -115,9 +117,11 @@ class VeriCite:
     def finish(self, q: Question, answer: Stage, evidence: Stage) -> VerifiedAnswer:
         """Wait for the checks of stages 1-2, then stage 3 and the final check."""
         verified = self.verified(q, answer, evidence)  # kept facts, then kept statements (authors' order)
+        conflicts = self.conflicts(q, verified)        # documents that give another number for a verified claim
         refine = self.stage3_refine(q, verified)       # one merged answer from the verified sentences
         final = self.final_check(q, refine, verified)  # every final sentence checked; strict: failures removed
-        return self.result(q, [answer, evidence, refine], final)
+        final = self.mark_partial(q, refine, final)    # lenient: citations that support only partly get [3*]
+        return self.result(q, [answer, evidence, refine], final, conflicts)
 
     def answer_many(self, items: Iterable[tuple[str, Sequence[Document]]]) -> Iterator[VerifiedAnswer]:
         """Answer several questions with one loaded model, in order.
@@ -228,6 +232,17 @@ class VeriCite:
             st.trace.statements = [s for b in st.checks for s in self._verifier().resolve(b, st.trace, q.timeline)]
         return [s for s in evidence.trace.statements + answer.trace.statements if s.verdict == R.KEPT]
 
+    def conflicts(self, q: Question, verified: list[Statement]) -> list[Conflict]:
+        """Where another document gives a different number or year for a verified claim
+        (:mod:`~vericite.engine.conflicts`: the checker must entail the claim with the other
+        document's number)."""
+        if not self.settings.conflicts or not verified:
+            return []
+        with q.timeline.span("nli", "conflicts"):
+            found = find_conflicts(verified, q.documents, self.checker.scores, self.settings.threshold,
+                                   self._split_lang(q, " ".join(d.text for d in q.documents)[:2000]))
+        return found
+
     def stage3_refine(self, q: Question, verified: list[Statement]) -> Stage:
         """Merge the verified statements into one answer, citing only documents they cite."""
         st = Stage(StageTrace(R.REFINE))
@@ -287,6 +302,29 @@ class VeriCite:
                           "sentences themselves")
         return self._check_final(q, refine, refine.text)
 
+    def mark_partial(self, q: Question, refine: Stage, final: list[Statement]) -> list[Statement]:
+        """Lenient strictness: mark each citation that supports its final sentence only partly
+        (grade 3, each cited document scored alone when there are several) with an asterisk in
+        the answer, "[2, 3*]"; the Statement lists them in ``partial``. Strict: unchanged."""
+        if self.settings.strictness != "lenient" or not final:
+            return final
+        bands = self.settings.grade_bands
+        multi = [(s, c) for s in final if len(s.citations) > 1 for c in s.citations]
+        alone = iter(self.checker.scores([(q.documents[c - 1].text, s.text) for s, c in multi])) if multi else iter(())
+        out = []
+        for s in final:
+            if len(s.citations) > 1:
+                grades = {c: grade(float(next(alone)), bands) for c in s.citations}
+            else:
+                grades = {c: s.grade for c in s.citations}
+            partial = tuple(c for c in s.citations if grades[c] == 3)
+            if partial and s.verdict == R.SUPPORTED:
+                raw = re.sub(r"\[[\d,\s]+\]", format_citations(s.citations, partial), s.raw, count=1)
+                refine.text = refine.text.replace(s.raw, raw, 1)
+                s = replace(s, raw=raw, partial=partial)
+            out.append(s)
+        return out
+
     def _check_final(self, q: Question, refine: Stage, text: str) -> list[Statement]:
         if not text:
             return []
@@ -297,12 +335,14 @@ class VeriCite:
         refine.trace.wall_ms = round(refine.trace.wall_ms + t.ms, 1)
         return final
 
-    def result(self, q: Question, stages: list[Stage], final: list[Statement]) -> VerifiedAnswer:
-        """The answer record: the refined text, every stage's trace, the final check and the settings stamp."""
+    def result(self, q: Question, stages: list[Stage], final: list[Statement],
+               conflicts: Sequence[Conflict] = ()) -> VerifiedAnswer:
+        """The answer record: the refined text, every stage's trace, the final check, the conflicts
+        between documents and the settings stamp."""
         return VerifiedAnswer(question=q.text, answer=stages[-1].text, documents=q.documents,
                               stages=[s.trace for s in stages], final=final, settings=self.stamp(q.lang),
                               warnings=q.warnings, wall_ms=q.timeline.elapsed_ms(), timeline=q.timeline.spans,
-                              instructions=q.instructions)
+                              instructions=q.instructions, conflicts=list(conflicts))
 
     # -- the stamp ----------------------------------------------------------------------------
     def stamp(self, lang: str) -> dict:
@@ -379,7 +419,8 @@ class VeriCite:
     def _verifier(self) -> Verifier:
         # built per use: benches switch ``settings`` (schedule) on a loaded pipeline between runs
         s = self.settings
-        return Verifier(self.checker, threshold=s.threshold, schedule=s.schedule, grade_bands=s.grade_bands)
+        return Verifier(self.checker, threshold=s.threshold, schedule=s.schedule, grade_bands=s.grade_bands,
+                        lenient=s.strictness == "lenient")
 
     def _cite_grammar(self, n_docs: int, allowed: set[int] | None = None) -> str | None:
         return citation_grammar(n_docs, allowed=allowed) if self.settings.citation_grammar else None

@@ -39,6 +39,7 @@ class Statement:
     checker, or None when no check ran (no or invalid citation); ``grade`` is the brief's scale
     (1 verbatim, 2 paraphrase, 3 partial, 4 not supported) from the checker's ``grade_bands``
     (:mod:`~vericite.engine.grading`), or None when the checker has no bands or no check ran.
+    ``partial`` lists the citations marked with an asterisk in the answer (lenient strictness).
     """
 
     stage: str            # "answer" | "evidence" | "refine" (STAGES)
@@ -48,6 +49,7 @@ class Statement:
     score: float | None = None
     raw: str = ""         # the sentence as the LLM wrote it
     grade: int | None = None
+    partial: tuple[int, ...] = ()  # lenient strictness: citations that support it only partly, marked [N*]
 
 
 @dataclass(frozen=True)
@@ -120,6 +122,8 @@ class VerifiedAnswer:
     timeline: list[Span] = field(default_factory=list)
     #: instruction-like sentences found in documents, hidden from the LLM: {"document": N, "sentence": text}
     instructions: list[dict[str, Any]] = field(default_factory=list)
+    #: documents that disagree with a verified claim (engine/conflicts.Conflict records)
+    conflicts: list[Any] = field(default_factory=list)
 
     @property
     def empty_reason(self) -> str:
@@ -148,6 +152,7 @@ class VerifiedAnswer:
             "settings": self.settings,
             "warnings": self.warnings,
             "instructions_in_documents": self.instructions,
+            "conflicts": [asdict(c) for c in self.conflicts],
             "wall_ms": self.wall_ms,
             "timeline": [asdict(x) for x in self.timeline],
         }

@@ -24,6 +24,7 @@ from .splitter import known_language
 GATES = ("grammar", "scored")            # usefulness gate: greedy Yes/No, or P(Yes) >= gate_threshold
 PROMPT_FORMATS = ("chat", "completion")  # GGUF chat template, or one plain completion prompt
 SCHEDULES = ("overlap", "sequential")    # NLI beside the LLM, or the authors' order
+STRICTNESS = ("strict", "lenient")       # keep grades 1-2, or 1-3 with the partial citations marked [3*]
 
 
 # -- rules: each returns None when the value is fine, else what is wrong ------------------------
@@ -97,6 +98,9 @@ class Settings:
         None, "the checker's calibrated [b1, b2, b3]: every checked sentence gets the brief's grade 1-4 "
               "(1 verbatim, 2 paraphrase, 3 partial, 4 not supported); keep/drop still uses threshold",
         kind="bands", rule=_bands, profile="nli")
+    strictness: str = setting("strict", "strict: keep sentences graded 1-2 (verbatim, paraphrase); lenient: also grade "
+                                        "3 (partial), its citations marked with an asterisk, [2, 3*]; needs the "
+                                        "checker's grade_bands", kind="str", choices=STRICTNESS, profile="nli", flag=True)
     prompts: str = setting("paper-en", "prompt set: a name in engine/prompts/ or a JSON path (default: the LLM's profile)",
                            kind="str", profile="llm", flag=True)
     prompt_format: str = setting("chat", "chat: the GGUF's chat template; completion: one plain prompt "
@@ -117,6 +121,8 @@ class Settings:
     drop_unsupported: bool = setting(True, "strict final check: remove a final sentence that fails it (and fall back to "
                                            "the verified sentences when none passes); --no-drop-unsupported only "
                                            "reports failures", kind="bool", flag=True)
+    conflicts: bool = setting(True, "report documents that give another number or year for a verified claim "
+                                    "(the checker decides; engine/conflicts.py)", kind="bool", flag=True)
     gate_grammar: bool = setting(True, "constrain the greedy gate to exactly Yes | No", kind="bool")
     min_statement_words: int = setting(
         0, "statements and facts with fewer words are dropped before the NLI check (0 keeps all, as the "
@@ -267,6 +273,9 @@ def validate(s: Settings, origin: str = "Settings") -> Settings:
     for name in _FIELDS:
         value = getattr(s, name)
         check(name, list(value) if isinstance(value, tuple) else value, f"{origin}.{name}")
+    if s.strictness == "lenient" and s.grade_bands is None:
+        raise ConfigError(f"{origin}.strictness = 'lenient' needs the checker's grade_bands (models.toml), "
+                          "which tell a partial (grade 3) citation from an unsupported one")
     return s
 
 
@@ -276,5 +285,5 @@ def default(name: str) -> Any:
     return f.default if f.default is not MISSING else None
 
 
-__all__ = ["GATES", "PROMPT_FORMATS", "SCHEDULES", "Settings", "add_arguments", "check", "default", "flag",
+__all__ = ["GATES", "PROMPT_FORMATS", "SCHEDULES", "STRICTNESS", "Settings", "add_arguments", "check", "default", "flag",
            "from_arguments", "parse_profile", "profile_keys", "resolve", "validate"]

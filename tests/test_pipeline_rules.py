@@ -12,7 +12,8 @@ import json
 import pytest
 
 from vericite.engine import records as R
-from vericite.engine.errors import InputError
+from vericite.engine.citations import parse_citations
+from vericite.engine.errors import ConfigError, InputError
 from vericite.engine.pipeline import Settings, VeriCite
 from vericite.engine.prompts import PromptSet
 from vericite.engine.records import Document
@@ -211,3 +212,39 @@ def test_strict_final_check_removes_failures_and_falls_back_to_verified_sentence
     assert res.answer == "Rush released the song Counterparts in 1993 [2]."
     assert [s.verdict for s in res.final] == [R.SUPPORTED] and res.to_json()["all_sentences_supported"]
     assert any("verified sentences themselves" in w for w in res.warnings)
+
+
+def test_a_document_giving_another_year_for_a_verified_claim_is_a_conflict(checker, capsys):
+    from vericite.engine.cli import _print_answer
+
+    docs = DOCS + [Document("Counterparts tour", "Counterparts was released by Rush in 1994, the band said."),
+                   Document("Rush", "Rush formed in 1968 in Toronto.")]
+    llm = ScriptedLLM({"answer": "Rush released Counterparts in 1993 [2].", "gate": "No",
+                       "refine": "Rush released Counterparts in 1993 [2]."})
+    res = VeriCite(llm, checker, prompts=PromptSet.load("paper-en")).answer(Q, docs)
+    assert [(c.document, c.value, c.other_document, c.other_value, c.kind) for c in res.conflicts] == \
+        [(2, "1993", 4, "1994", "year")]  # document 5's 1968 is about something else: no conflict
+    assert res.to_json()["conflicts"][0]["other_sentence"] == "Counterparts was released by Rush in 1994, the band said."
+    _print_answer(res)
+    assert "conflict: document [4] gives 1994 where document [2] gives 1993" in capsys.readouterr().out
+    llm2 = ScriptedLLM(llm.replies)
+    off = VeriCite(llm2, checker, prompts=PromptSet.load("paper-en"), settings=Settings(conflicts=False)).answer(Q, docs)
+    assert off.conflicts == []
+
+
+def test_lenient_keeps_partial_support_and_marks_its_citations(checker):
+    replies = {"answer": "Keith Moon was the drummer of Rush [3].", "gate": "No",
+               "refine": "Rush released the song Counterparts [2][1]. Keith Moon was the drummer of Rush [3]."}
+    bands = (1.0, 0.5, 0.03)  # the fake checker scores a partly supported claim 0.03-0.1: grade 3
+    _, strict = run(checker, dict(replies), grade_bands=bands)
+    assert [s.verdict for s in strict.stages[0].statements] == [R.DROPPED_NLI] and strict.answer == ""
+    _, lenient = run(checker, dict(replies), grade_bands=bands, strictness="lenient")
+    assert [(s.verdict, s.grade) for s in lenient.stages[0].statements] == [(R.KEPT, 3)]
+    assert lenient.answer == "Rush released the song Counterparts [1*, 2]. Keith Moon was the drummer of Rush [3*]."
+    assert [s.partial for s in lenient.final] == [(1,), (3,)]
+    assert parse_citations("Counterparts [1*, 2].") == (1, 2)
+
+
+def test_lenient_needs_grade_bands(checker):
+    with pytest.raises(ConfigError, match="lenient.*grade_bands"):
+        run(checker, {}, strictness="lenient")

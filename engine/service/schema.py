@@ -13,6 +13,7 @@ from typing import Any, Optional, get_type_hints
 
 from pydantic import BaseModel, ConfigDict, Field, create_model
 
+from ..conflicts import Conflict
 from ..records import Document, LLMCall, Span, Statement
 
 
@@ -61,6 +62,7 @@ StatementOut = _mirror(Statement, "StatementOut")
 LLMCallOut = _mirror(LLMCall, "LLMCallOut")
 DocumentOut = _mirror(Document, "DocumentOut")
 SpanOut = _mirror(Span, "SpanOut")
+ConflictOut = _mirror(Conflict, "ConflictOut")
 
 
 class StageOut(_Strict):
@@ -88,6 +90,7 @@ class AnswerOut(_Strict):
     warnings: list[str]
     instructions_in_documents: list[dict[str, Any]] = Field(
         description="instruction-like sentences found in documents and hidden from the LLM: {document, sentence}")
+    conflicts: list[ConflictOut] = Field(description="documents that give another number or year for a verified claim")
     wall_ms: float
     timeline: list[SpanOut]
 

@@ -1,0 +1,128 @@
+"""Conflicts between documents: a verified sentence's number or year that another document states
+differently (the brief's example: document 1 says 2000, document 3 says 2001).
+
+The checker decides, not word overlap. For every verified sentence S (stage 1 statement or stage 2
+fact, citing document i) that has a number, and every document j it does not cite:
+
+1. candidates: each number n' of the same kind in document j that S does not have (a year: 4
+   digits from 1000 to 2100; otherwise any number), at most :data:`MAX_CANDIDATES` per document;
+2. S' = S with its first number of that kind replaced by n';
+3. a conflict when document j entails S' (P >= the checker's threshold) but not S itself: j tells
+   the same claim with another number.
+
+So a document that merely mentions other years about other things is no conflict, and one that
+states both numbers is none either. The checker must read the documents' language (a checker that
+does not gives meaningless verdicts here too; the pipeline warns about that already).
+"""
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from .guard import numbers
+from .records import Document, Statement
+from .splitter import split_sentences
+
+#: Numbers of one document tried per verified sentence.
+MAX_CANDIDATES = 4
+_NUM = re.compile(r"(?<![\w.,])\d{1,3}(?:,\d{3})+(?:\.\d+)?(?!\d)|\d+(?:\.\d+)?")
+
+
+@dataclass(frozen=True)
+class Conflict:
+    """Document ``other_document`` entails ``sentence`` (verified, citing ``document``) with
+    ``other_value`` in place of ``value``; ``other_sentence`` is where it says so; ``score`` is
+    P(entailment) of that rewritten claim, ``kind`` "year" or "number"."""
+
+    kind: str
+    document: int
+    sentence: str
+    value: str
+    other_document: int
+    other_sentence: str
+    other_value: str
+    score: float
+
+    def describe(self) -> str:
+        """One line for a person: 'document [3] gives 2001 where document [1] gives 2000: ...'."""
+        return (f"document [{self.other_document}] gives {self.other_value} where document [{self.document}] gives "
+                f"{self.value} ({self.kind}): {self.other_sentence!r} vs {self.sentence!r}")
+
+
+def _kind(value: str) -> str:
+    return "year" if value.isdigit() and 1000 <= int(value) <= 2100 else "number"
+
+
+def _norm(token: str) -> str:
+    return next(iter(numbers(token)), token)
+
+
+@dataclass(frozen=True)
+class _Candidate:
+    statement: Statement
+    token: str          # the number as written in the statement
+    other: int
+    other_token: str
+    other_sentence: str
+    rewritten: str
+
+
+def candidates(verified: Sequence[Statement], documents: Sequence[Document], lang: str = "en") -> list[_Candidate]:
+    """The rewritten claims to check (step 1-2 of the module docstring), in order."""
+    sentences = [split_sentences(d.text, lang) for d in documents]
+    out: list[_Candidate] = []
+    for s in verified:
+        mine = [(m.group(0), _norm(m.group(0))) for m in _NUM.finditer(s.text)]
+        if not mine or not s.citations:
+            continue
+        values = {v for _, v in mine}
+        for j, sents in enumerate(sentences, start=1):
+            if j in s.citations:
+                continue
+            tried: set[str] = set()
+            for t in sents:
+                for m in _NUM.finditer(t):
+                    v = _norm(m.group(0))
+                    same = [(tok, val) for tok, val in mine if _kind(val) == _kind(v)]
+                    if v in values or v in tried or not same or len(tried) >= MAX_CANDIDATES:
+                        continue
+                    tried.add(v)
+                    tok = same[0][0]
+                    out.append(_Candidate(s, tok, j, m.group(0), t, s.text.replace(tok, m.group(0), 1)))
+    return out
+
+
+def find_conflicts(verified: Sequence[Statement], documents: Sequence[Document],
+                   scores: Callable[[list[tuple[str, str]]], np.ndarray], threshold: float,
+                   lang: str = "en") -> list[Conflict]:
+    """The conflicts of ``verified`` with the documents they do not cite (module docstring): at most
+    one per (verified sentence, other document), the highest-scoring.
+
+    Args:
+        scores: the checker, ``scores(pairs) -> float32 [n]`` P(entailment) (one call).
+        threshold: P(entailment) that counts as entailed.
+
+    Raises:
+        InferenceError: the checker failed.
+    """
+    cands = candidates(verified, documents, lang)
+    if not cands:
+        return []
+    originals = sorted({(c.other, c.statement.text) for c in cands})
+    pairs = [(documents[c.other - 1].text, c.rewritten) for c in cands] + \
+            [(documents[j - 1].text, text) for j, text in originals]
+    p = np.asarray(scores(pairs), dtype=np.float64)
+    entails_original = {key: p[len(cands) + k] >= threshold for k, key in enumerate(originals)}
+    best: dict[tuple[int, int], Conflict] = {}
+    for c, pc in zip(cands, p[:len(cands)]):
+        if pc < threshold or entails_original[(c.other, c.statement.text)]:
+            continue
+        key = (id(c.statement), c.other)
+        found = Conflict(_kind(_norm(c.token)), c.statement.citations[0], c.statement.text, _norm(c.token), c.other,
+                         c.other_sentence, _norm(c.other_token), round(float(pc), 4))
+        if key not in best or found.score > best[key].score:
+            best[key] = found
+    return list(best.values())
