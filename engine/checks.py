@@ -164,7 +164,7 @@ class Verifier:
         with timeline.span("wait", f"{trace.name}: waiting for NLI", min_ms=1.0) as t:
             probs = batch.future.result()
         trace.nli_ms = round(trace.nli_ms + t.ms, 1)
-        require_finite(np.asarray(probs), [(c.premise, c.text) for c in batch.claims], self.checker.name)
+        require_finite(np.asarray(probs), lambda: [(c.premise, c.text) for c in batch.claims], self.checker.name)
         scores = iter(probs)
         ok, ko = batch.verdicts
         out = []

@@ -11,7 +11,7 @@ from __future__ import annotations
 import logging
 import os
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import numpy as np
@@ -60,18 +60,20 @@ def premise_windows(ids: list[int], budget: int) -> list[list[int]]:
     return windows
 
 
-def require_finite(scores: np.ndarray, pairs: Sequence[tuple[str, str]], model: str) -> np.ndarray:
-    """``scores`` (float32 [len(pairs)]) if every one is a finite number, else an error naming the
-    model and the first bad pair: a NaN or inf score must never pass as "not entailed".
+def require_finite(scores: np.ndarray, pairs: Callable[[], Sequence[tuple[str, str]]], model: str) -> np.ndarray:
+    """``scores`` (float32 [n]) if every one is a finite number, else an error naming the model and
+    the first bad pair: a NaN or inf score must never pass as "not entailed". ``pairs()`` gives the
+    n (premise, hypothesis) pairs; it is called only to name the bad one.
 
     Raises:
         InferenceError: a score is NaN or infinite.
     """
-    bad = np.flatnonzero(~np.isfinite(np.asarray(scores, dtype=np.float64)))
-    if bad.size:
+    finite = np.isfinite(np.asarray(scores, dtype=np.float64))
+    if not finite.all():
+        bad = np.flatnonzero(~finite)
         i = int(bad[0])
-        premise, hypothesis = pairs[i]
-        raise InferenceError(f"{model} returned a non-finite score ({scores[i]}) for {bad.size} of {len(pairs)} pairs, "
+        premise, hypothesis = pairs()[i]
+        raise InferenceError(f"{model} returned a non-finite score ({scores[i]}) for {bad.size} of {len(finite)} pairs, "
                              f"first: premise {premise[:80]!r}..., hypothesis {hypothesis[:120]!r}")
     return scores
 
@@ -180,7 +182,7 @@ class OnnxPairScorer:
                 raise InferenceError(f"ONNX Runtime ({self.name}) failed on a batch of {len(idx)} rows x {width} "
                                      f"tokens: {e}") from e
         # checked per window: the max over windows would hide a NaN window behind a finite one
-        require_finite(probs, [pairs[i] for i in owner], self.name)
+        require_finite(probs, lambda: [pairs[i] for i in owner], self.name)
         out = np.zeros(len(pairs), dtype=np.float32)
         if rows:
             np.maximum.at(out, np.asarray(owner, dtype=np.int64), probs)

@@ -167,8 +167,11 @@ class VeriCite:
                              "them or give them text (documents are cited by their position)")
         lang = self.language(text, documents)
         q = Question(text, list(documents), [], lang)
-        for i, d in enumerate(documents, start=1):
-            for sent in find_instructions(d.text, self._split_lang(q, d.text)):
+        detected = [detect(d.text) for d in documents]  # once per document: its splitter and the warning
+        split_langs = [self.settings.lang if self.settings.lang != "auto" else (c if p >= MIN_CONFIDENCE else lang)
+                       for c, p in detected]
+        for i, (d, dl) in enumerate(zip(documents, split_langs), start=1):
+            for sent in find_instructions(d.text, dl):
                 q.instructions.append({"document": i, "sentence": sent})
                 warn_once(q.warnings, f"document [{i}] contains instruction-like text, hidden from the LLM: {sent!r}")
         hidden = [without_instructions(d.text, [x["sentence"] for x in q.instructions if x["document"] == i])
@@ -178,9 +181,8 @@ class VeriCite:
         if lang not in readable:
             warn_once(q.warnings, f"the NLI checker {self.checker.name} reads {', '.join(readable)} "
                                   f"only; its verdicts on {lang!r} text are not meaningful")
-        other = {}
-        for i, d in enumerate(documents, start=1):
-            code, p = detect(d.text)
+        other: dict[str, list[int]] = {}
+        for i, (code, p) in enumerate(detected, start=1):
             if p >= MIN_CONFIDENCE and code not in readable and code != lang:
                 other.setdefault(code, []).append(i)
         for code, nums in other.items():
@@ -199,7 +201,7 @@ class VeriCite:
             st.trace.llm_calls.append(call)
             items = answer_claims(R.ANSWER, call.text, q.documents, self._split_lang(q, call.text), final=False,
                                   min_words=self.settings.min_statement_words)
-            st.checks.append(self._verifier().submit(items, (R.KEPT, R.DROPPED_NLI), st.trace, q.timeline))
+            st.checks.append(self.verifier().submit(items, (R.KEPT, R.DROPPED_NLI), st.trace, q.timeline))
         st.trace.wall_ms = round(t.ms, 1)
         return st
 
@@ -221,7 +223,7 @@ class VeriCite:
                 st.trace.llm_calls.append(ext)
                 items = fact_claims(R.EVIDENCE, ext.text, i, doc, self._split_lang(q, ext.text),
                                     min_words=self.settings.min_statement_words)
-                st.checks.append(self._verifier().submit(items, (R.KEPT, R.DROPPED_NLI), st.trace, q.timeline))
+                st.checks.append(self.verifier().submit(items, (R.KEPT, R.DROPPED_NLI), st.trace, q.timeline))
         st.trace.wall_ms = round(t.ms, 1)
         return st
 
@@ -229,7 +231,7 @@ class VeriCite:
         """Wait for the checks of stages 1 and 2 (their verdicts go into the traces); the kept
         sentences, stage 2's facts first (the authors' order)."""
         for st in (answer, evidence):
-            st.trace.statements = [s for b in st.checks for s in self._verifier().resolve(b, st.trace, q.timeline)]
+            st.trace.statements = [s for b in st.checks for s in self.verifier().resolve(b, st.trace, q.timeline)]
         return [s for s in evidence.trace.statements + answer.trace.statements if s.verdict == R.KEPT]
 
     def conflicts(self, q: Question, verified: list[Statement]) -> list[Conflict]:
@@ -330,8 +332,8 @@ class VeriCite:
             return []
         with q.timeline.span(None) as t:
             items = answer_claims(R.REFINE, text, q.documents, self._split_lang(q, text), final=True)
-            batch = self._verifier().submit(items, (R.SUPPORTED, R.UNSUPPORTED), refine.trace, q.timeline)
-            final = self._verifier().resolve(batch, refine.trace, q.timeline)
+            batch = self.verifier().submit(items, (R.SUPPORTED, R.UNSUPPORTED), refine.trace, q.timeline)
+            final = self.verifier().resolve(batch, refine.trace, q.timeline)
         refine.trace.wall_ms = round(refine.trace.wall_ms + t.ms, 1)
         return final
 
@@ -349,7 +351,7 @@ class VeriCite:
         """What every answer records about how it was made: every setting, the prompt set, the
         language used, the schedule that ran, and the models (name, sha256, n_ctx, execution provider)."""
         out = self.settings.stamp()
-        out.update({"lang": lang, "prompts": self.prompts.tag, "schedule": self._verifier().schedule,
+        out.update({"lang": lang, "prompts": self.prompts.tag, "schedule": self.verifier().schedule,
                     "llm": self.llm.name, "llm_sha256": getattr(self.llm, "sha256", None), "n_ctx": self.llm.n_ctx,
                     "nli": self.checker.name, "nli_sha256": getattr(self.checker, "sha256", None),
                     "nli_ep": getattr(self.checker, "ep", None)})
@@ -416,8 +418,9 @@ class VeriCite:
         return fit_documents(self.llm, q.shown, self._budget(step, q.text, statements), self.prompts.doc, q.warnings,
                              hint=f"for {step}; pass fewer documents (--ndoc) or use a model with a larger context")
 
-    def _verifier(self) -> Verifier:
-        # built per use: benches switch ``settings`` (schedule) on a loaded pipeline between runs
+    def verifier(self) -> Verifier:
+        """The checks' rules for these settings (threshold, schedule, grade bands, strictness); built
+        per use, since benches switch ``settings`` (schedule) on a loaded pipeline between runs."""
         s = self.settings
         return Verifier(self.checker, threshold=s.threshold, schedule=s.schedule, grade_bands=s.grade_bands,
                         lenient=s.strictness == "lenient")

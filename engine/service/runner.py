@@ -85,7 +85,7 @@ class Runner:
         Raises:
             InputError, ConfigError, InferenceError: from the engine; whatever ``check`` raises.
         """
-        stream = _Stream(emit, settings, self.pipeline.checker) if emit else None
+        stream: _Stream | None = None
 
         def before() -> None:
             check()
@@ -94,6 +94,7 @@ class Runner:
 
         llm = RequestLLM(self.pipeline.llm, before, self.on_llm_call)
         pipe = VeriCite(llm, self.pipeline.checker, prompts=self._prompt_set(settings.prompts), settings=settings)
+        stream = _Stream(emit, pipe.verifier()) if emit else None
         q = pipe.prepare(question, documents)
         answer = pipe.stage1_answer(q)
         if stream:
@@ -118,13 +119,12 @@ class Runner:
 class _Stream:
     """The stream events of one request, emitted from its thread in order."""
 
-    def __init__(self, emit: Emit, settings: Settings, checker):
+    def __init__(self, emit: Emit, verifier: Verifier):
         self.emit = emit
         self.stage1: Stage | None = None
         self._sent_stage1 = False
-        # verdicts for the events, by the rule the pipeline applies (its own traces are filled later)
-        self._verifier = Verifier(checker, threshold=settings.threshold, schedule=settings.schedule,
-                                  grade_bands=settings.grade_bands)
+        # verdicts for the events by the pipeline's own rules (its traces are filled later)
+        self._verifier = verifier
 
     def poll(self) -> None:
         """Before an LLM call: send stage 1 if its checks have resolved."""
