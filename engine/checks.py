@@ -43,13 +43,20 @@ class Checker(Protocol):
 
 @dataclass(frozen=True)
 class Claim:
-    """A sentence whose check is in flight: ``text`` (the hypothesis, citation marks removed) against ``premise``."""
+    """A sentence whose check is in flight: ``text`` (the hypothesis, citation marks removed) against ``premise``.
+
+    ``premises`` are the cited documents' texts one by one (a sentence citing several; empty
+    otherwise), for per-document scoring; ``rewritten``: ``text`` is the question-aware claim made
+    from the fragment in ``raw``.
+    """
 
     stage: str
     text: str
     citations: tuple[int, ...]
     raw: str
     premise: str
+    premises: tuple[str, ...] = ()
+    rewritten: bool = False
 
 
 @dataclass(frozen=True)
@@ -91,8 +98,9 @@ def answer_claims(stage: str, text: str, documents: Sequence[Document], lang: st
         elif invalid_citations(cites, len(documents)):
             out.append(Statement(stage, clean, cites, R.NO_CITATION if final else R.DROPPED_OUT_OF_RANGE, None, sent))
         else:
-            premise = "\n".join(documents[c - 1].text for c in cites)  # authors: texts joined by newlines
-            out.append(Claim(stage, clean, cites, sent, premise))
+            texts = tuple(documents[c - 1].text for c in cites)
+            premise = "\n".join(texts)  # authors: texts joined by newlines
+            out.append(Claim(stage, clean, cites, sent, premise, texts if len(texts) > 1 else ()))
     return out
 
 
@@ -122,15 +130,50 @@ class Verifier:
         schedule: "overlap" or "sequential".
         grade_bands: the checker's ``[b1, b2, b3]``; when set, every checked sentence gets a grade 1-4.
         lenient: a claim graded 3 (partial: P >= b3) passes too (the brief's lenient scale).
+        cite_each: a claim citing several documents is also scored against each alone (and, with
+            three or more, against all but each one): its score is the best of the joint and the
+            single-document scores, and a citation that does not carry it is removed (ALCE's
+            precision rule: not entailing alone while the others entail without it).
     """
 
     def __init__(self, checker: Checker, *, threshold: float, schedule: str,
-                 grade_bands: tuple[float, float, float] | None = None, lenient: bool = False):
+                 grade_bands: tuple[float, float, float] | None = None, lenient: bool = False,
+                 cite_each: bool = False):
         self.checker = checker
         self.threshold = threshold
         self.lenient = lenient and grade_bands is not None
         self.schedule = schedule if hasattr(checker, "submit") else "sequential"
         self.grade_bands = grade_bands
+        self.cite_each = cite_each
+
+    def pairs(self, claim: Claim) -> list[tuple[str, str]]:
+        """The (premise, hypothesis) pairs one claim is scored on: the joint premise, then with
+        ``cite_each`` and several citations each document alone, then (three or more) all but each."""
+        out = [(claim.premise, claim.text)]
+        if self.cite_each and len(claim.premises) > 1:
+            out += [(p, claim.text) for p in claim.premises]
+            if len(claim.premises) > 2:
+                out += [("\n".join(p for j, p in enumerate(claim.premises) if j != i), claim.text)
+                        for i in range(len(claim.premises))]
+        return out
+
+    def _decide(self, claim: Claim, probs: Sequence[float]) -> tuple[float, tuple[int, ...], tuple[int, ...]]:
+        """(score, citations kept, citations removed) of one claim from its :meth:`pairs`' scores."""
+        if len(probs) == 1:
+            return float(probs[0]), claim.citations, ()
+        n = len(claim.premises)
+        joint, alone = float(probs[0]), [float(x) for x in probs[1:1 + n]]
+        without = [float(x) for x in probs[1 + n:]] if n > 2 else alone[::-1]  # two: "the other" = it alone
+        score = max(joint, *alone)
+        t = self.threshold
+        if score < t:
+            return score, claim.citations, ()
+        removed = tuple(c for c, a, w in zip(claim.citations, alone, without) if a < t and w >= t)
+        kept = tuple(c for c in claim.citations if c not in removed)
+        if not kept:  # never remove every citation: keep the one that carries it best alone
+            best = claim.citations[max(range(n), key=lambda i: alone[i])]
+            kept, removed = (best,), tuple(c for c in claim.citations if c != best)
+        return score, kept, removed
 
     def submit(self, items: Sequence[Statement | Claim], verdicts: tuple[str, str], trace: StageTrace,
                timeline: Timeline) -> CheckBatch:
@@ -138,7 +181,7 @@ class Verifier:
 
         A checker failure surfaces in :meth:`resolve`, in the caller's thread, with either schedule.
         """
-        pairs = [(c.premise, c.text) for c in items if isinstance(c, Claim)]
+        pairs = [p for c in items if isinstance(c, Claim) for p in self.pairs(c)]
         if not pairs:
             return CheckBatch(tuple(items), None, verdicts)
         trace.nli_pairs += len(pairs)
@@ -164,16 +207,19 @@ class Verifier:
         with timeline.span("wait", f"{trace.name}: waiting for NLI", min_ms=1.0) as t:
             probs = batch.future.result()
         trace.nli_ms = round(trace.nli_ms + t.ms, 1)
-        require_finite(np.asarray(probs), lambda: [(c.premise, c.text) for c in batch.claims], self.checker.name)
-        scores = iter(probs)
+        require_finite(np.asarray(probs), lambda: [p for c in batch.claims for p in self.pairs(c)], self.checker.name)
         ok, ko = batch.verdicts
         out = []
+        at = 0
         for x in batch.items:
             if isinstance(x, Statement):
                 out.append(x)
                 continue
-            p = float(next(scores))
+            n = len(self.pairs(x))
+            p, kept, removed = self._decide(x, [float(v) for v in probs[at:at + n]])
+            at += n
             g = grade(p, self.grade_bands, verbatim=is_verbatim(x.premise, x.text)) if self.grade_bands else None
             passed = p >= self.threshold or (self.lenient and g == 3)
-            out.append(Statement(x.stage, x.text, x.citations, ok if passed else ko, round(p, 4), x.raw, g))
+            out.append(Statement(x.stage, x.text, kept, ok if passed else ko, round(p, 4), x.raw, g,
+                                 removed=removed, rewritten=x.rewritten))
         return out

@@ -14,7 +14,8 @@ from typing import Protocol
 
 from . import records as R
 from . import settings as S
-from .checks import Checker, CheckBatch, Verifier, answer_claims, fact_claims
+from .checks import Checker, CheckBatch, Claim, Verifier, answer_claims, fact_claims
+from .claims import complete_claims
 from .grading import grade
 from .citations import format_citations, merge_adjacent
 from .conflicts import Conflict, find_conflicts
@@ -120,6 +121,7 @@ class VeriCite:
         conflicts = self.conflicts(q, verified)        # documents that give another number for a verified claim
         refine = self.stage3_refine(q, verified)       # one merged answer from the verified sentences
         final = self.final_check(q, refine, verified)  # every final sentence checked; strict: failures removed
+        final = self.keep_backbone(q, answer, refine, final)  # stage 1's verified answer the merge dropped, put back
         final = self.mark_partial(q, refine, final)    # lenient: citations that support only partly get [3*]
         return self.result(q, [answer, evidence, refine], final, conflicts)
 
@@ -201,6 +203,7 @@ class VeriCite:
             st.trace.llm_calls.append(call)
             items = answer_claims(R.ANSWER, call.text, q.documents, self._split_lang(q, call.text), final=False,
                                   min_words=self.settings.min_statement_words)
+            items = self.complete(q, items, st.trace, R.ANSWER)  # fragments -> full sentences with the question
             st.checks.append(self.verifier().submit(items, (R.KEPT, R.DROPPED_NLI), st.trace, q.timeline))
         st.trace.wall_ms = round(t.ms, 1)
         return st
@@ -223,6 +226,7 @@ class VeriCite:
                 st.trace.llm_calls.append(ext)
                 items = fact_claims(R.EVIDENCE, ext.text, i, doc, self._split_lang(q, ext.text),
                                     min_words=self.settings.min_statement_words)
+                items = self.complete(q, items, st.trace, f"{R.EVIDENCE}:{i}")
                 st.checks.append(self.verifier().submit(items, (R.KEPT, R.DROPPED_NLI), st.trace, q.timeline))
         st.trace.wall_ms = round(t.ms, 1)
         return st
@@ -282,7 +286,7 @@ class VeriCite:
         Returns:
             The sentences of the answer, each with its verdict.
         """
-        final = self._check_final(q, refine, refine.text)
+        final, refine.text = self._check_final(q, refine, refine.text)
         refine.trace.statements = list(final)
         bad = [s for s in final if s.verdict != R.SUPPORTED]
         if not bad:
@@ -302,7 +306,58 @@ class VeriCite:
         refine.trace.notes.append("strict: no final sentence passed; the answer is the verified sentences")
         q.warnings.append(f"no final sentence passed the final check; the answer is the {len(verified)} verified "
                           "sentences themselves")
-        return self._check_final(q, refine, refine.text)
+        final, refine.text = self._check_final(q, refine, refine.text)
+        return final
+
+    def keep_backbone(self, q: Question, answer: Stage, refine: Stage, final: list[Statement]) -> list[Statement]:
+        """Put back stage 1's verified statements that the refinement dropped (``backbone``).
+
+        Stage 1 answers the question in full sentences; the merge sometimes keeps only a stage-2
+        fragment or loses the answer. A kept stage-1 statement whose answer words (its words that
+        are not in the question, :func:`carried`) are mostly missing from the final text is checked
+        again as a final sentence and, when it passes, put before the refined sentences.
+
+        Returns:
+            The final sentences, the restored ones first.
+        """
+        if not self.settings.backbone:
+            return final
+        missing = [s for s in answer.trace.statements
+                   if s.verdict == R.KEPT and not carried(s.text, refine.text, q.text)]
+        if not missing:
+            return final
+        restored, text = self._check_final(q, refine, " ".join(merge_adjacent(_with_citations(s)) for s in missing))
+        if self.settings.drop_unsupported:
+            restored = [s for s in restored if s.verdict == R.SUPPORTED]
+            text = " ".join(s.raw for s in restored)
+        if not restored:
+            return final
+        refine.text = f"{text} {refine.text}".strip()
+        refine.trace.statements = restored + refine.trace.statements
+        refine.trace.notes.append(f"backbone: put back {len(restored)} verified stage-1 statement(s) the refinement "
+                                  f"dropped: {[s.raw for s in restored]}")
+        return restored + final
+
+    def complete(self, q: Question, items: list[Statement | Claim], trace: StageTrace, where: str,
+                 failed: str = R.DROPPED_FRAGMENT) -> list[Statement | Claim]:
+        """Question-aware claims (:mod:`~vericite.engine.claims`): every claim with fewer than
+        ``claim_words`` words rewritten as a full sentence with the question (one LLM call each,
+        purpose ``claim:<where>``, recorded in ``trace``); a fragment that cannot be gets ``failed``."""
+        n = self.settings.claim_words
+        if not n or not any(isinstance(x, Claim) and len(x.text.split()) < n for x in items):
+            return items
+        if "claim" not in self.prompts.steps:
+            warn_once(q.warnings, f"prompt set {self.prompts.tag} has no claim step: fragments are not checked "
+                                  "as claims and are dropped")
+            return complete_claims(items, None, n, failed=failed)
+
+        def rewrite(fragment: str) -> str:
+            call = self._chat(q, self.prompts.messages("claim", question=q.text, statements=fragment), step="claim",
+                              purpose=f"claim:{where}")
+            trace.llm_calls.append(call)
+            return call.text
+
+        return complete_claims(items, rewrite, n, failed=failed)
 
     def mark_partial(self, q: Question, refine: Stage, final: list[Statement]) -> list[Statement]:
         """Lenient strictness: mark each citation that supports its final sentence only partly
@@ -327,15 +382,29 @@ class VeriCite:
             out.append(s)
         return out
 
-    def _check_final(self, q: Question, refine: Stage, text: str) -> list[Statement]:
+    def _check_final(self, q: Question, refine: Stage, text: str) -> tuple[list[Statement], str]:
+        """Check the sentences of ``text`` as final sentences.
+
+        Returns:
+            (the sentences with verdicts, ``text`` with each passing sentence written as checked:
+            a fragment as its question-aware claim, citations that did not carry it removed).
+        """
         if not text:
-            return []
+            return [], text
         with q.timeline.span(None) as t:
             items = answer_claims(R.REFINE, text, q.documents, self._split_lang(q, text), final=True)
+            items = self.complete(q, items, refine.trace, R.REFINE, failed=R.UNSUPPORTED)
             batch = self.verifier().submit(items, (R.SUPPORTED, R.UNSUPPORTED), refine.trace, q.timeline)
             final = self.verifier().resolve(batch, refine.trace, q.timeline)
         refine.trace.wall_ms = round(refine.trace.wall_ms + t.ms, 1)
-        return final
+        out = []
+        for s in final:
+            if s.verdict == R.SUPPORTED and (s.rewritten or s.removed) and s.raw in text:
+                raw = merge_adjacent(_with_citations(s))
+                text = text.replace(s.raw, raw, 1)
+                s = replace(s, raw=raw)
+            out.append(s)
+        return out, text
 
     def result(self, q: Question, stages: list[Stage], final: list[Statement],
                conflicts: Sequence[Conflict] = ()) -> VerifiedAnswer:
@@ -423,10 +492,34 @@ class VeriCite:
         per use, since benches switch ``settings`` (schedule) on a loaded pipeline between runs."""
         s = self.settings
         return Verifier(self.checker, threshold=s.threshold, schedule=s.schedule, grade_bands=s.grade_bands,
-                        lenient=s.strictness == "lenient")
+                        lenient=s.strictness == "lenient", cite_each=s.cite_each)
 
     def _cite_grammar(self, n_docs: int, allowed: set[int] | None = None) -> str | None:
         return citation_grammar(n_docs, allowed=allowed) if self.settings.citation_grammar else None
+
+
+#: words that say nothing about the answer (with the question's own words they are not "answer words")
+_FUNCTION_WORDS = frozenset("""also been from have into that their there they this were what when where which while
+who whom whose with would about after before being could other than them then these those under over such
+only very more most some""".split())
+
+
+def answer_words(sentence: str, question: str) -> set[str]:
+    """The words of ``sentence`` that can carry an answer: lower-cased, not in ``question``,
+    numbers or words of 4+ letters, without common function words."""
+    asked = {w.lower() for w in re.findall(r"\w+", question)}
+    words = {w.lower() for w in re.findall(r"\w+", sentence)}
+    return {w for w in words - asked - _FUNCTION_WORDS if w.isdigit() or len(w) >= 4}
+
+
+def carried(sentence: str, answer: str, question: str) -> bool:
+    """Whether ``answer`` keeps what ``sentence`` says beyond the question: at least half of its
+    :func:`answer_words` occur in ``answer`` (a sentence with none is carried)."""
+    need = answer_words(sentence, question)
+    if not need:
+        return True
+    have = {w.lower() for w in re.findall(r"\w+", answer)}
+    return len(need & have) * 2 >= len(need)
 
 
 def _with_citations(s: Statement) -> str:

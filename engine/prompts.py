@@ -2,9 +2,10 @@
 
 A pipeline prompt set (``engine/prompts/NAME.json``) has a ``system`` message, a ``doc_template``
 ({ID} 1-based number, {T} title, {P} text) and one section per LLM step, named as the step's call
-purpose: ``answer`` (stage 1), ``gate`` and ``extract`` (stage 2), ``refine`` (stage 3). Each has
-an ``instruction``, a ``template`` ({INST}, {Q} question, {D} documents, {S} statements) and
-``max_tokens``.
+purpose: ``answer`` (stage 1), ``gate`` and ``extract`` (stage 2), ``refine`` (stage 3), and the
+optional ``claim`` (a short answer rewritten as a full sentence with the question, {S} the
+fragment). Each has an ``instruction``, a ``template`` ({INST}, {Q} question, {D} documents, {S}
+statements) and ``max_tokens``.
 
 :func:`load_prompt_file` and :func:`fill` are the one loader and the one placeholder rule for
 every prompt file of the project (the benches' vanilla and LLM-checker prompts too).
@@ -22,6 +23,8 @@ from .errors import ConfigError
 PROMPTS_DIR = Path(__file__).resolve().parent / "prompts"
 #: The pipeline's LLM steps, in the order they run (also their call purposes).
 STEPS = ("answer", "gate", "extract", "refine")
+#: Steps a prompt set may leave out; without ``claim`` fragments are dropped instead of rewritten.
+OPTIONAL_STEPS = ("claim",)
 
 _PLACEHOLDER = re.compile(r"\{([A-Z]+)\}")
 
@@ -106,7 +109,8 @@ class PromptSet(PromptFile):
         """
         path, raw = load_prompt_file(name_or_path)
         try:
-            steps = {s: Step(raw[s]["instruction"], raw[s]["template"], int(raw[s]["max_tokens"])) for s in STEPS}
+            steps = {s: Step(raw[s]["instruction"], raw[s]["template"], int(raw[s]["max_tokens"]))
+                     for s in STEPS + OPTIONAL_STEPS if s in STEPS or s in raw}
             return cls(raw["name"], str(raw["version"]), raw.get("system", ""), raw["doc_template"], steps)
         except KeyError as e:
             raise ConfigError(f"{path}: missing field {e} (a prompt set needs doc_template and {', '.join(STEPS)})") from e

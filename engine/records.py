@@ -39,7 +39,10 @@ class Statement:
     checker, or None when no check ran (no or invalid citation); ``grade`` is the brief's scale
     (1 verbatim, 2 paraphrase, 3 partial, 4 not supported) from the checker's ``grade_bands``
     (:mod:`~vericite.engine.grading`), or None when the checker has no bands or no check ran.
-    ``partial`` lists the citations marked with an asterisk in the answer (lenient strictness).
+    ``partial`` lists the citations marked with an asterisk in the answer (lenient strictness);
+    ``removed`` the citations the sentence was written with that did not carry it (removed from
+    ``citations``); ``rewritten`` says ``text`` is the question-aware claim made from the fragment
+    in ``raw`` (:mod:`~vericite.engine.claims`).
     """
 
     stage: str            # "answer" | "evidence" | "refine" (STAGES)
@@ -50,6 +53,8 @@ class Statement:
     raw: str = ""         # the sentence as the LLM wrote it
     grade: int | None = None
     partial: tuple[int, ...] = ()  # lenient strictness: citations that support it only partly, marked [N*]
+    removed: tuple[int, ...] = ()  # citations removed: they did not carry the sentence (cite_each, ALCE's rule)
+    rewritten: bool = False        # a fragment rewritten with the question: ``text`` is the full claim checked
 
 
 @dataclass(frozen=True)

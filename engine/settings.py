@@ -128,6 +128,17 @@ class Settings:
         0, "statements and facts with fewer words are dropped before the NLI check (0 keeps all, as the "
            "authors do: a bare fragment such as 'Murcia' is entailed by any document naming it, but dropping "
            "fragments also drops short correct answers)", kind="int", rule=_non_negative)
+    claim_words: int = setting(
+        5, "question-aware claims: a statement, fact or final sentence with fewer words is rewritten as one full "
+           "sentence with the question (the prompt set's claim step) before it is checked, so a bare name "
+           "('Berea College') must be entailed as an answer, not only mentioned; 0 checks sentences as written",
+        kind="int", rule=_non_negative, flag=True)
+    cite_each: bool = setting(True, "a sentence citing several documents is also scored against each alone: it passes "
+                                    "if the joint or one alone entails it, and a citation that does not carry it is "
+                                    "removed (ALCE's precision rule)", kind="bool", flag=True)
+    backbone: bool = setting(True, "keep stage 1's verified statements in the answer: one the refinement dropped "
+                                   "(its answer words missing from the final text) is put back, checked",
+                             kind="bool", flag=True)
     lang: str = setting("auto", "sentence-splitter language: auto (Cyrillic in the question -> ru, else en), "
                                 "en, ru, ...", kind="str", rule=_lang, flag=True)
     schedule: str = setting("overlap", "overlap: NLI checks run while the LLM goes on (stage 3 waits for all); "

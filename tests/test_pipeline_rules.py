@@ -36,6 +36,9 @@ def checker():
 
 
 def run(checker, replies, **settings):
+    """The pipeline on DOCS/Q; the rule tests below write short sentences, so claims are checked
+    as written (claim_words=0) unless a test sets it (question-aware claims have their own tests)."""
+    settings.setdefault("claim_words", 0)
     llm = ScriptedLLM(replies)
     pipe = VeriCite(llm, checker, prompts=PromptSet.load("paper-en"), settings=Settings(**settings))
     return llm, pipe.answer(Q, DOCS)
@@ -65,10 +68,16 @@ def test_stage1_drop_rules(checker):
     assert s1[R.DROPPED_OUT_OF_RANGE] == ["Rush has sold 40 million records."]
     assert s1[R.DROPPED_NLI] == ["Keith Moon was the drummer of Rush."]
     assert s1[R.DROPPED_FRAGMENT] == ["Rush."]
-    # the two-document citation was checked against both texts joined
+    # the two-document sentence: scored jointly and against each document alone; document 2 does
+    # not carry it (document 1 alone entails it), so citation 2 is removed (ALCE's precision rule)
     kept = [s for s in res.stages[0].statements if s.verdict == R.KEPT]
-    assert kept[1].citations == (1, 2) and kept[1].score >= 0.5
-    assert res.stages[0].nli_pairs == 3
+    assert kept[1].citations == (1,) and kept[1].removed == (2,) and kept[1].score >= 0.5
+    assert res.stages[0].nli_pairs == 5  # 1 + (joint + 2 alone) + 1
+    assert "Peart was inducted into the Modern Drummer Hall of Fame in 1983 [1]" in llm.calls[-1][1][-1]["content"]
+    # without cite_each: checked against both texts joined, both citations kept
+    _, joint = run(checker, dict(llm.replies), min_statement_words=3, cite_each=False)
+    kept = [s for s in joint.stages[0].statements if s.verdict == R.KEPT]
+    assert kept[1].citations == (1, 2) and kept[1].removed == () and joint.stages[0].nli_pairs == 3
 
 
 def test_stage2_gate_and_fact_check(checker):
@@ -148,7 +157,7 @@ def test_trace_json_has_every_statement_and_timings(checker):
     st = j["stages"][0]
     assert st["name"] == "answer" and st["statements"][0]["stage"] == "answer" and st["statements"][0]["citations"] == [2]
     assert {"wall_ms", "nli_ms", "nli_pairs", "prompt_tokens", "completion_tokens", "llm_calls"} <= set(st)
-    assert j["settings"]["prompts"] == "paper-en@1"
+    assert j["settings"]["prompts"] == f"paper-en@{PromptSet.load('paper-en').version}"
 
 
 def test_scored_gate_uses_the_calibrated_threshold(checker):
@@ -221,14 +230,15 @@ def test_a_document_giving_another_year_for_a_verified_claim_is_a_conflict(check
                    Document("Rush", "Rush formed in 1968 in Toronto.")]
     llm = ScriptedLLM({"answer": "Rush released Counterparts in 1993 [2].", "gate": "No",
                        "refine": "Rush released Counterparts in 1993 [2]."})
-    res = VeriCite(llm, checker, prompts=PromptSet.load("paper-en")).answer(Q, docs)
+    res = VeriCite(llm, checker, prompts=PromptSet.load("paper-en"), settings=Settings(claim_words=0)).answer(Q, docs)
     assert [(c.document, c.value, c.other_document, c.other_value, c.kind) for c in res.conflicts] == \
         [(2, "1993", 4, "1994", "year")]  # document 5's 1968 is about something else: no conflict
     assert res.to_json()["conflicts"][0]["other_sentence"] == "Counterparts was released by Rush in 1994, the band said."
     _print_answer(res)
     assert "conflict: document [4] gives 1994 where document [2] gives 1993" in capsys.readouterr().out
     llm2 = ScriptedLLM(llm.replies)
-    off = VeriCite(llm2, checker, prompts=PromptSet.load("paper-en"), settings=Settings(conflicts=False)).answer(Q, docs)
+    off = VeriCite(llm2, checker, prompts=PromptSet.load("paper-en"),
+                   settings=Settings(conflicts=False, claim_words=0)).answer(Q, docs)
     assert off.conflicts == []
 
 
@@ -238,13 +248,116 @@ def test_lenient_keeps_partial_support_and_marks_its_citations(checker):
     bands = (1.0, 0.5, 0.03)  # the fake checker scores a partly supported claim 0.03-0.1: grade 3
     _, strict = run(checker, dict(replies), grade_bands=bands)
     assert [s.verdict for s in strict.stages[0].statements] == [R.DROPPED_NLI] and strict.answer == ""
-    _, lenient = run(checker, dict(replies), grade_bands=bands, strictness="lenient")
+    _, lenient = run(checker, dict(replies), grade_bands=bands, strictness="lenient", cite_each=False)
     assert [(s.verdict, s.grade) for s in lenient.stages[0].statements] == [(R.KEPT, 3)]
     assert lenient.answer == "Rush released the song Counterparts [1*, 2]. Keith Moon was the drummer of Rush [3*]."
     assert [s.partial for s in lenient.final] == [(1,), (3,)]
+    # with cite_each, document 1 does not carry the first sentence (document 2 alone does): removed, not starred
+    _, pruned = run(checker, dict(replies), grade_bands=bands, strictness="lenient")
+    assert pruned.answer == "Rush released the song Counterparts [2]. Keith Moon was the drummer of Rush [3*]."
+    assert [(s.citations, s.removed) for s in pruned.final] == [((2,), (1,)), ((3,), ())]
     assert parse_citations("Counterparts [1*, 2].") == (1, 2)
 
 
 def test_lenient_needs_grade_bands(checker):
     with pytest.raises(ConfigError, match="lenient.*grade_bands"):
         run(checker, {}, strictness="lenient")
+
+
+# -- issue 13: question-aware claims, per-document citations, stage 1 as the backbone ---------------
+FIELDER = [Document("Neil Peart", "Neil Peart was the drummer of the rock band Rush."),
+           Document("Keith Moon", "Keith Moon played drums for The Who. Moon admired Rush.")]
+Q_DRUMMER = "Who was the drummer of Rush?"
+
+
+def answer_with(checker, replies, docs=FIELDER, question=Q_DRUMMER, **settings):
+    llm = ScriptedLLM(replies)
+    res = VeriCite(llm, checker, prompts=PromptSet.load("paper-en"), settings=Settings(**settings)).answer(question, docs)
+    return llm, res
+
+
+def test_a_fragment_is_checked_as_a_full_claim_with_the_question(checker):
+    # "Keith Moon [2]" as written is entailed by document 2 (it names him); as the claim the
+    # rewrite makes of it, "Keith Moon was the drummer of Rush", document 2 does not entail it
+    replies = {"answer": "Keith Moon [2]. Neil Peart [1].", "gate": "No",
+               "claim": "Keith Moon was the drummer of Rush.", "refine": "Neil Peart [1]."}
+    llm, res = answer_with(checker, replies, claim_words=5)
+    rewrites = [c for c in llm.calls if c[0].startswith("claim:")]
+    assert [c[0] for c in rewrites][:2] == ["claim:answer", "claim:answer"]
+    assert "Question: Who was the drummer of Rush?" in rewrites[0][1][-1]["content"]
+    assert "Short answer: Keith Moon" in rewrites[0][1][-1]["content"]
+    s1 = res.stages[0].statements
+    assert all(s.rewritten for s in s1) and s1[0].raw == "Keith Moon [2]."
+    assert s1[0].text == "Keith Moon was the drummer of Rush." and s1[0].verdict == R.DROPPED_NLI
+    # the same fragment checked as written passes: the rule is what drops it
+    _, plain = answer_with(checker, replies, claim_words=0)
+    assert plain.stages[0].statements[0].verdict == R.KEPT
+
+
+def test_a_fragment_that_cannot_be_made_a_claim_is_dropped_and_final_fragments_are_rewritten(checker):
+    replies = {"answer": "Neil Peart [1].", "gate": "No", "claim": "Peart.", "refine": "Neil Peart [1]."}
+    _, res = answer_with(checker, replies, claim_words=5)
+    assert [s.verdict for s in res.stages[0].statements] == [R.DROPPED_FRAGMENT]  # the rewrite is still a fragment
+    assert res.answer == ""
+    # a refined fragment becomes its checked claim in the answer text
+    replies = {"answer": "Neil Peart was the drummer of Rush [1].", "gate": "No",
+               "claim": "Neil Peart was the drummer of Rush.", "refine": "Neil Peart [1]."}
+    _, res = answer_with(checker, replies, claim_words=5)
+    assert res.answer == "Neil Peart was the drummer of Rush [1]."
+    assert [(s.verdict, s.rewritten, s.raw) for s in res.final] == \
+        [(R.SUPPORTED, True, "Neil Peart was the drummer of Rush [1].")]
+
+
+def test_without_a_claim_step_fragments_are_dropped_with_a_warning(checker, tmp_path):
+    from vericite.engine.prompts import PROMPTS_DIR
+    raw = json.loads((PROMPTS_DIR / "paper-en.json").read_text())
+    del raw["claim"]
+    path = tmp_path / "no-claim.json"
+    path.write_text(json.dumps(raw))
+    llm = ScriptedLLM({"answer": "Neil Peart [1]. Neil Peart was the drummer of Rush [1].", "gate": "No",
+                       "refine": "Neil Peart was the drummer of Rush [1]."})
+    res = VeriCite(llm, checker, prompts=PromptSet.load(str(path)), settings=Settings(claim_words=5)).answer(Q_DRUMMER, FIELDER)
+    assert [s.verdict for s in res.stages[0].statements] == [R.DROPPED_FRAGMENT, R.KEPT]
+    assert any("no claim step" in w for w in res.warnings)
+    assert not any(c[0].startswith("claim") for c in llm.calls)
+
+
+def test_three_citations_keep_only_those_that_carry_the_sentence(checker):
+    docs = [Document("a", "Rush is a band from Toronto."), Document("b", "Rush recorded Counterparts and toured."),
+            Document("c", "The Who is a band from London.")]
+    replies = {"answer": "Rush is a band from Toronto and recorded Counterparts [1][2][3].", "gate": "No",
+               "refine": "Rush is a band from Toronto and recorded Counterparts [1, 2, 3]."}
+    _, res = answer_with(checker, replies, docs=docs, question="What is Rush?", claim_words=0, backbone=False)
+    s = res.stages[0].statements[0]
+    # no document alone entails it; without document 3 the other two still do: 3 removed, 1 and 2 kept (multi-hop)
+    assert (s.verdict, s.citations, s.removed) == (R.KEPT, (1, 2), (3,))
+    assert res.stages[0].nli_pairs == 1 + 3 + 3  # joint, each alone, all but each
+    assert res.answer == "Rush is a band from Toronto and recorded Counterparts [1, 2]."
+    assert res.final[0].removed == (3,)
+
+
+def test_backbone_puts_back_the_verified_answer_the_refinement_dropped(checker):
+    replies = {"answer": "Neil Peart was the drummer of Rush [1].", "gate": "Yes",
+               "extract:1": "Neil Peart was the drummer of the rock band Rush.",
+               "extract:2": "Keith Moon played drums for The Who.",
+               "refine": "Keith Moon played drums for The Who [2]."}
+    _, res = answer_with(checker, replies, claim_words=0)
+    assert res.answer == "Neil Peart was the drummer of Rush [1]. Keith Moon played drums for The Who [2]."
+    assert [s.verdict for s in res.final] == [R.SUPPORTED, R.SUPPORTED]
+    assert any(n.startswith("backbone: put back 1") for n in res.stages[2].notes)
+    _, off = answer_with(checker, replies, claim_words=0, backbone=False)
+    assert off.answer == "Keith Moon played drums for The Who [2]."
+    # a refinement that keeps the answer's words keeps its own wording: nothing added
+    kept = dict(replies, refine="Neil Peart was the drummer of the rock band Rush [1].")
+    _, res = answer_with(checker, kept, claim_words=0)
+    assert res.answer == "Neil Peart was the drummer of the rock band Rush [1]."
+    assert not any(n.startswith("backbone") for n in res.stages[2].notes)
+
+
+def test_answer_words_and_carried():
+    from vericite.engine.pipeline import answer_words, carried
+    assert answer_words("The film was directed by Brad Silberling in 2004.", "Who directed the film?") == \
+        {"brad", "silberling", "2004"}
+    assert carried("The film was directed by Brad Silberling.", "Silberling directed it [5].", "Who directed the film?")
+    assert not carried("The film was directed by Brad Silberling.", "Norihiro Koizumi [3].", "Who directed the film?")
+    assert carried("The film was directed.", "", "Who directed the film?")  # nothing beyond the question

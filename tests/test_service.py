@@ -26,6 +26,7 @@ from prometheus_client.parser import text_string_to_metric_families  # noqa: E40
 
 from vericite.engine.errors import InputError  # noqa: E402
 from vericite.engine.records import Document  # noqa: E402
+from vericite.engine.prompts import PromptSet  # noqa: E402
 from vericite.engine.service import errors as E  # noqa: E402
 from vericite.engine.service.admission import Admission  # noqa: E402
 from vericite.engine.service.app import create_app, openapi_text  # noqa: E402
@@ -94,7 +95,7 @@ def test_health_ready_and_models(server):
     assert c.get("/ready").status_code == 200
     m = c.get("/v1/models").json()
     assert m["llm"]["name"] == "scripted" and m["nli"]["name"] == "word-checker"
-    assert m["prompts"] == "paper-en@1" and m["settings"]["threshold"] == 0.5 and "sha256" in m["llm"]
+    assert m["prompts"] == f"paper-en@{PromptSet.load('paper-en').version}" and m["settings"]["threshold"] == 0.5 and "sha256" in m["llm"]
     assert "deadline_s" in m["options"] and "threshold" in m["options"]
 
 

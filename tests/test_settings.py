@@ -70,5 +70,5 @@ def test_the_stamp_is_every_setting_plus_the_models():
     stamp = res.settings
     assert {f.name for f in fields(S.Settings)} <= set(stamp)
     assert stamp["min_statement_words"] == 3 and stamp["grade_bands"] is None and stamp["checker_languages"] == ["en"]
-    assert stamp["prompts"] == "paper-en@1" and stamp["lang"] == "en" and stamp["schedule"] == "sequential"
+    assert stamp["prompts"] == f"paper-en@{PromptSet.load('paper-en').version}" and stamp["lang"] == "en" and stamp["schedule"] == "sequential"
     assert (stamp["llm"], stamp["nli"], stamp["nli_ep"], stamp["n_ctx"]) == ("scripted", "word-checker", "test", 4096)
