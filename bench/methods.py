@@ -30,6 +30,7 @@ from pathlib import Path
 
 import numpy as np
 from vericite.engine.errors import ConfigError, InputError
+from vericite.engine import settings as S
 from vericite.engine.grammar import citation_grammar
 from vericite.engine.fitting import MARGIN_TOKENS, fit_documents
 from vericite.engine.prompts import PromptFile, fill, load_prompt_file
@@ -259,7 +260,8 @@ def build_method(name: str, *, data_path: str | Path | None = None, dataset: str
                  models_toml: str | None = None, llm: str | None = None, nli: str | None = None,
                  threads: int | None = None, n_ctx: int | None = None, checker_batch: int = 5, shots: int = 2,
                  demos_path: str | Path | None = None, citation_grammar: bool | None = None,
-                 gate: str | None = None, pipeline_factory: Callable | None = None) -> Callable[[dict], dict]:
+                 gate: str | None = None, pipeline_factory: Callable | None = None,
+                 overrides: dict | None = None, label: str | None = None) -> Callable[[dict], dict]:
     """Load the models once and return the method ``name`` (see :data:`METHODS`) with its ``stamp``.
 
     Args:
@@ -269,6 +271,8 @@ def build_method(name: str, *, data_path: str | Path | None = None, dataset: str
         shots, demos_path: vanilla's demos (``shots=0``: none).
         citation_grammar: override the LLM profile's citation grammar (both methods).
         pipeline_factory: replaces ``build_pipeline`` (tests).
+        overrides: pipeline settings changed for an ablation (vericite methods only).
+        label: the method's name in results (default: ``name``).
 
     Raises:
         ConfigError: unknown method/model, bad options; ModelFileError: missing model file;
@@ -291,6 +295,8 @@ def build_method(name: str, *, data_path: str | Path | None = None, dataset: str
         stamp["llm_sha256"] = reg.get(llm, "llm").sha256
         stamp["nli_sha256"] = reg.get(nli, "nli").sha256
     if spec.kind == "vanilla":
+        if overrides:
+            raise ConfigError(f"vanilla has no pipeline settings to change ({sorted(overrides)})")
         prompt = VanillaPrompt.load()
         demos: list[dict] = []
         if shots > 0:
@@ -307,7 +313,12 @@ def build_method(name: str, *, data_path: str | Path | None = None, dataset: str
         checker = make_checker(spec.checker, pipe.llm, pipe.checker, batch=checker_batch)
         run_name = f"{name}{checker_batch}" if spec.checker == "llm-batch" else name
         pipe = with_checker(pipe, checker)
+        if overrides:
+            pipe.settings = S.validate(replace(pipe.settings, **overrides), "vericite run")
+            stamp["overrides"] = dict(overrides)
+        run_name = label or run_name
         method = VeriCiteMethod(pipe, name=run_name)
+        stamp["method"] = run_name
         stamp.update({"method": run_name, "checker": checker.name, "checker_ep": getattr(checker, "ep", None),
                       "threshold": pipe.settings.threshold, "prompts": pipe.prompts.tag,
                       "citation_grammar": pipe.settings.citation_grammar, "shots": 0,

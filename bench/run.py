@@ -291,6 +291,10 @@ def bar_chart(evaluation: dict, path: str | Path) -> None:
     plt.close(fig)
 
 
+#: pipeline settings `vericite run` can change for an ablation row (each needs --label)
+ABLATION_SETTINGS = ("claim_words", "cite_each", "backbone", "drop_unsupported")
+
+
 # -- commands ----------------------------------------------------------------------------------
 def run_main(argv: list[str] | None = None, *, models_toml: str | None = None) -> int:
     """``vericite run``: run one method over the first items of a data file (resumable)."""
@@ -317,16 +321,23 @@ def run_main(argv: list[str] | None = None, *, models_toml: str | None = None) -
     ap.add_argument("--demos", help="vanilla: demos JSONL (default <data dir>/<dataset>_demos.jsonl; "
                     "HotpotQA/MuSiQue: asqa_demos.jsonl)")
     S.add_arguments(ap, ["citation_grammar"])  # both methods
+    S.add_arguments(ap, list(ABLATION_SETTINGS))  # vericite: one change off at a time
+    ap.add_argument("--label", help="the method's name in --out and in reports (default: --method; give one to "
+                    "every run with a changed setting, e.g. vericite-no-backbone)")
     ap.add_argument("--no-progress", action="store_true", help="no progress bar")
     ap.add_argument("--json", action="store_true", help="print the summary as JSON")
     args = ap.parse_args(argv)
+    overrides = {k: v for k, v in S.from_arguments(args).items() if k in ABLATION_SETTINGS}
     if args.limit < 1 or args.start < 0:
         raise InputError(f"--limit must be >= 1 and --start >= 0, got {args.limit}, {args.start}")
     if args.checker_batch < 1:
         raise ConfigError(f"--checker-batch must be >= 1, got {args.checker_batch}")
 
     name = resolve_method(args.method, checker=args.checker, no_nli=args.no_nli)
-    label = f"{name}{args.checker_batch}" if name == "vericite-llm-batch" else name
+    label = args.label or (f"{name}{args.checker_batch}" if name == "vericite-llm-batch" else name)
+    if overrides and not args.label:
+        raise ConfigError(f"changed settings {sorted(overrides)} need --label NAME, so their results are not "
+                          f"mixed with {label!r}'s")
     items = load_items(args.data, dataset=args.dataset, ndoc=args.ndoc, start=args.start, limit=args.limit)
     if not items:
         raise InputError(f"{args.data}: no items from --start {args.start}")
@@ -342,7 +353,7 @@ def run_main(argv: list[str] | None = None, *, models_toml: str | None = None) -
     method = build_method(name, data_path=args.data, dataset=items[0]["dataset"], models_toml=models_toml,
                           llm=args.llm, nli=args.nli, threads=args.threads, n_ctx=args.n_ctx,
                           checker_batch=args.checker_batch, shots=args.shots, demos_path=args.demos,
-                          citation_grammar=args.citation_grammar)
+                          citation_grammar=args.citation_grammar, overrides=overrides, label=args.label)
     load_s = time.perf_counter() - t0
     res = run_items(method, items, out, progress=not args.no_progress)
     secs = res.pop("seconds")

@@ -429,3 +429,19 @@ def test_bench_items_gold_and_gate_counts():
     row.update(s1_statements=4, s1_cited=3, answer_nonempty=True, gold_in_answer=True, final_all_cited=True, **c)
     t = totals([row])
     assert t["s1_cited_rate"] == 0.75 and t["gate_recall"] == 0.5 and t["gate_precision"] == 0.5
+
+
+def test_run_ablation_needs_a_label_and_skips_under_it(shared, tmp_path, capsys):
+    from vericite.bench.run import run_main
+    from vericite.engine.errors import ConfigError
+
+    data = shared / "data" / "hotpotqa.jsonl"
+    out = tmp_path / "r.jsonl"
+    with pytest.raises(ConfigError, match="need --label"):
+        run_main(["--method", "vericite", "--data", str(data), "--limit", "2", "--out", str(out), "--no-backbone"])
+    m = FakeMethod()
+    m.name = "vericite-no-backbone"
+    run_items(m, load_items(data, limit=2), out, progress=False)
+    assert run_main(["--method", "vericite", "--data", str(data), "--limit", "2", "--out", str(out), "--no-backbone",
+                     "--label", "vericite-no-backbone"]) == 0
+    assert json.loads(capsys.readouterr().out)["skipped"] == 2
