@@ -64,6 +64,8 @@ class Question:
     timeline: Timeline = field(default_factory=Timeline)
     #: instruction-like sentences found in the documents: {"document": N (1-based), "sentence": text}
     instructions: list[dict] = field(default_factory=list)
+    #: the prompt set for this question's language (:meth:`PromptSet.for_language`)
+    prompts: PromptSet | None = None
 
 
 @dataclass
@@ -168,7 +170,7 @@ class VeriCite:
             raise InputError(f"document(s) {empty} have no text: nothing could be checked against them; remove "
                              "them or give them text (documents are cited by their position)")
         lang = self.language(text, documents)
-        q = Question(text, list(documents), [], lang)
+        q = Question(text, list(documents), [], lang, prompts=self.prompts.for_language(lang))
         detected = [detect(d.text) for d in documents]  # once per document: its splitter and the warning
         split_langs = [self.settings.lang if self.settings.lang != "auto" else (c if p >= MIN_CONFIDENCE else lang)
                        for c, p in detected]
@@ -179,6 +181,8 @@ class VeriCite:
         hidden = [without_instructions(d.text, [x["sentence"] for x in q.instructions if x["document"] == i])
                   for i, d in enumerate(documents, start=1)]
         q.shown = self.shown_documents(text, [replace(d, text=h) for d, h in zip(documents, hidden)], lang)
+        if q.prompts is not self.prompts:
+            log.info("prompt set %s for a %r question", q.prompts.tag, lang)
         readable = self.settings.checker_languages
         if lang not in readable:
             warn_once(q.warnings, f"the NLI checker {self.checker.name} reads {', '.join(readable)} "
@@ -198,7 +202,7 @@ class VeriCite:
         with q.timeline.span(None) as t:
             log.info("stage 1: answering from %d documents", len(q.documents))
             block = self._documents_block(R.ANSWER, q)
-            call = self._chat(q, self.prompts.messages(R.ANSWER, question=q.text, docs=block), step=R.ANSWER,
+            call = self._chat(q, q.prompts.messages(R.ANSWER, question=q.text, docs=block), step=R.ANSWER,
                               purpose=R.ANSWER, grammar=self._cite_grammar(len(q.documents)))
             st.trace.llm_calls.append(call)
             items = answer_claims(R.ANSWER, call.text, q.documents, self._split_lang(q, call.text), final=False,
@@ -215,13 +219,13 @@ class VeriCite:
         with q.timeline.span(None) as t:
             for i, (doc, shown) in enumerate(zip(q.documents, q.shown), start=1):
                 log.info("stage 2: document %d/%d", i, len(q.documents))
-                text = fit_document(self.llm, shown, self._budget("extract", q.text), q.warnings, i)
+                text = fit_document(self.llm, shown, self._budget(q.prompts, "extract", q.text), q.warnings, i)
                 gate = self._gate(q, text, i)
                 st.trace.llm_calls.append(gate)
                 if gate.text.strip().startswith("No"):  # the authors' rule: anything else counts as Yes
                     st.trace.notes.append(f"document [{i}] judged not useful")
                     continue
-                ext = self._chat(q, self.prompts.messages("extract", question=q.text, docs=text), step="extract",
+                ext = self._chat(q, q.prompts.messages("extract", question=q.text, docs=text), step="extract",
                                  purpose=f"extract:{i}")
                 st.trace.llm_calls.append(ext)
                 items = fact_claims(R.EVIDENCE, ext.text, i, doc, self._split_lang(q, ext.text),
@@ -261,14 +265,14 @@ class VeriCite:
                 lines = "\n".join(_with_citations(s) for s in verified)
                 block = self._documents_block(R.REFINE, q, statements=lines)
                 cited = {c for s in verified for c in s.citations}
-                call = self._chat(q, self.prompts.messages(R.REFINE, question=q.text, docs=block, statements=lines),
+                call = self._chat(q, q.prompts.messages(R.REFINE, question=q.text, docs=block, statements=lines),
                                   step=R.REFINE, purpose=R.REFINE, grammar=self._cite_grammar(len(q.documents), cited))
                 st.trace.llm_calls.append(call)
                 st.text = merge_adjacent(call.text.strip())
                 if call.finish_reason == "length":
                     st.text = _drop_unfinished_tail(st.text, st.trace)
                     if not st.text:
-                        q.warnings.append(f"the refinement reached its {self.prompts.steps[R.REFINE].max_tokens}-token "
+                        q.warnings.append(f"the refinement reached its {q.prompts.steps[R.REFINE].max_tokens}-token "
                                           "cap before its first sentence ended; the answer is empty")
                 elif not st.text:
                     q.warnings.append("the refinement step returned no text; the answer is empty")
@@ -346,13 +350,13 @@ class VeriCite:
         n = self.settings.claim_words
         if not n or not any(isinstance(x, Claim) and len(x.text.split()) < n for x in items):
             return items
-        if "claim" not in self.prompts.steps:
-            warn_once(q.warnings, f"prompt set {self.prompts.tag} has no claim step: fragments are not checked "
+        if "claim" not in q.prompts.steps:
+            warn_once(q.warnings, f"prompt set {q.prompts.tag} has no claim step: fragments are not checked "
                                   "as claims and are dropped")
             return complete_claims(items, None, n, failed=failed)
 
         def rewrite(fragment: str) -> str:
-            call = self._chat(q, self.prompts.messages("claim", question=q.text, statements=fragment), step="claim",
+            call = self._chat(q, q.prompts.messages("claim", question=q.text, statements=fragment), step="claim",
                               purpose=f"claim:{where}")
             trace.llm_calls.append(call)
             return call.text
@@ -411,16 +415,17 @@ class VeriCite:
         """The answer record: the refined text, every stage's trace, the final check, the conflicts
         between documents and the settings stamp."""
         return VerifiedAnswer(question=q.text, answer=stages[-1].text, documents=q.documents,
-                              stages=[s.trace for s in stages], final=final, settings=self.stamp(q.lang),
+                              stages=[s.trace for s in stages], final=final, settings=self.stamp(q.lang, q.prompts),
                               warnings=q.warnings, wall_ms=q.timeline.elapsed_ms(), timeline=q.timeline.spans,
                               instructions=q.instructions, conflicts=list(conflicts))
 
     # -- the stamp ----------------------------------------------------------------------------
-    def stamp(self, lang: str) -> dict:
-        """What every answer records about how it was made: every setting, the prompt set, the
-        language used, the schedule that ran, and the models (name, sha256, n_ctx, execution provider)."""
+    def stamp(self, lang: str, prompts: PromptSet | None = None) -> dict:
+        """What every answer records about how it was made: every setting, the prompt set used
+        (``prompts``, default the configured one), the language used, the schedule that ran, and the
+        models (name, sha256, n_ctx, execution provider)."""
         out = self.settings.stamp()
-        out.update({"lang": lang, "prompts": self.prompts.tag, "schedule": self.verifier().schedule,
+        out.update({"lang": lang, "prompts": (prompts or self.prompts).tag, "schedule": self.verifier().schedule,
                     "llm": self.llm.name, "llm_sha256": getattr(self.llm, "sha256", None), "n_ctx": self.llm.n_ctx,
                     "nli": self.checker.name, "nli_sha256": getattr(self.checker, "sha256", None),
                     "nli_ep": getattr(self.checker, "ep", None)})
@@ -458,12 +463,13 @@ class VeriCite:
         """The usefulness-check prompt for document ``number`` (1-based), the document trimmed and
         cut to fit the context as stage 2 does (also used by ``vericite bench gate`` to calibrate)."""
         shown = self.shown_documents(question, [doc], self.language(question, [doc]))[0]
-        text = fit_document(self.llm, shown, self._budget("extract", question), warnings, number)
-        return self.prompts.messages("gate", question=question, docs=text)
+        prompts = self.prompts.for_language(self.language(question, [doc]))
+        text = fit_document(self.llm, shown, self._budget(prompts, "extract", question), warnings, number)
+        return prompts.messages("gate", question=question, docs=text)
 
     def _gate(self, q: Question, text: str, number: int) -> LLMCall:
         """The usefulness check of one document: an LLMCall whose text is "Yes" or "No"."""
-        msgs = self.prompts.messages("gate", question=q.text, docs=text)
+        msgs = q.prompts.messages("gate", question=q.text, docs=text)
         purpose = f"gate:{number}"
         if self.settings.gate == "scored":
             with q.timeline.span("llm", purpose):
@@ -474,17 +480,17 @@ class VeriCite:
     def _chat(self, q: Question, messages: list[dict[str, str]], *, step: str, purpose: str,
               grammar: str | None = None) -> LLMCall:
         with q.timeline.span("llm", purpose):
-            return self.llm.chat(self.render(messages), max_tokens=self.prompts.steps[step].max_tokens,
+            return self.llm.chat(self.render(messages), max_tokens=q.prompts.steps[step].max_tokens,
                                  purpose=purpose, grammar=grammar)
 
-    def _budget(self, step: str, question: str, statements: str = "") -> int:
+    def _budget(self, prompts: PromptSet, step: str, question: str, statements: str = "") -> int:
         """Tokens left for documents in one prompt of ``step``."""
-        fixed = [m["content"] for m in self.prompts.messages(step, question=question, statements=statements)]
-        return prompt_budget(self.llm, fixed, self.prompts.steps[step].max_tokens)
+        fixed = [m["content"] for m in prompts.messages(step, question=question, statements=statements)]
+        return prompt_budget(self.llm, fixed, prompts.steps[step].max_tokens)
 
     def _documents_block(self, step: str, q: Question, statements: str = "") -> str:
         """All documents rendered for ``step``, each cut to an equal share of the context if needed."""
-        return fit_documents(self.llm, q.shown, self._budget(step, q.text, statements), self.prompts.doc, q.warnings,
+        return fit_documents(self.llm, q.shown, self._budget(q.prompts, step, q.text, statements), q.prompts.doc, q.warnings,
                              hint=f"for {step}; pass fewer documents (--ndoc) or use a model with a larger context")
 
     def verifier(self) -> Verifier:

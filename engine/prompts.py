@@ -5,13 +5,16 @@ A pipeline prompt set (``engine/prompts/NAME.json``) has a ``system`` message, a
 purpose: ``answer`` (stage 1), ``gate`` and ``extract`` (stage 2), ``refine`` (stage 3), and the
 optional ``claim`` (a short answer rewritten as a full sentence with the question, {S} the
 fragment). Each has an ``instruction``, a ``template`` ({INST}, {Q} question, {D} documents, {S}
-statements) and ``max_tokens``.
+statements) and ``max_tokens``. ``lang`` names the instructions' language and ``languages`` maps a
+question language to the set to use instead (``{"ru": "paper-ru-kv"}``: Russian questions get
+Russian prompts, :meth:`PromptSet.for_language`).
 
 :func:`load_prompt_file` and :func:`fill` are the one loader and the one placeholder rule for
 every prompt file of the project (the benches' vanilla and LLM-checker prompts too).
 """
 from __future__ import annotations
 
+import functools
 import json
 import re
 from dataclasses import dataclass
@@ -99,6 +102,10 @@ class PromptSet(PromptFile):
 
     doc_template: str
     steps: dict[str, Step]
+    #: the language the instructions are written in ("" = not declared)
+    lang: str = ""
+    #: question language -> the prompt set to use instead (e.g. {"ru": "paper-ru-kv"})
+    languages: tuple[tuple[str, str], ...] = ()
 
     @classmethod
     def load(cls, name_or_path: str) -> "PromptSet":
@@ -111,9 +118,25 @@ class PromptSet(PromptFile):
         try:
             steps = {s: Step(raw[s]["instruction"], raw[s]["template"], int(raw[s]["max_tokens"]))
                      for s in STEPS + OPTIONAL_STEPS if s in STEPS or s in raw}
-            return cls(raw["name"], str(raw["version"]), raw.get("system", ""), raw["doc_template"], steps)
+            languages = raw.get("languages", {})
+            if not isinstance(languages, dict) or not all(isinstance(v, str) for v in languages.values()):
+                raise ConfigError(f"{path}: 'languages' must map language codes to prompt set names")
+            return cls(raw["name"], str(raw["version"]), raw.get("system", ""), raw["doc_template"], steps,
+                       str(raw.get("lang", "")), tuple(sorted(languages.items())))
         except KeyError as e:
             raise ConfigError(f"{path}: missing field {e} (a prompt set needs doc_template and {', '.join(STEPS)})") from e
+
+    def for_language(self, lang: str) -> "PromptSet":
+        """The prompt set for a question in ``lang``: the set this one names for it in its
+        ``languages`` map (loaded once, cached), else this set.
+
+        Raises:
+            ConfigError: the named set cannot be loaded.
+        """
+        target = dict(self.languages).get(lang)
+        if not target or lang == self.lang:
+            return self
+        return _load_cached(target)
 
     def doc(self, number: int, title: str, text: str) -> str:
         """One document block; ``number`` is 1-based."""
@@ -123,3 +146,8 @@ class PromptSet(PromptFile):
         """Chat messages for one step: the system message, then the rendered user prompt."""
         s = self.steps[step]
         return chat_messages(self.system, fill(s.template, INST=s.instruction, Q=question, D=docs, S=statements))
+
+
+@functools.lru_cache(maxsize=16)
+def _load_cached(name: str) -> PromptSet:
+    return PromptSet.load(name)

@@ -42,3 +42,19 @@ def test_default_models_answer_hotpotqa_item(capsys):
         assert cites and not invalid_citations(cites, n_docs), sent
     assert all(f["score"] is not None for f in trace["final_check"])
     assert all(f["verdict"] == R.SUPPORTED for f in trace["final_check"])  # strict: failures never reach the answer
+
+
+def test_default_models_answer_the_brief_russian_example(capsys):
+    """The brief's own example (Yandex Market, documents 1 and 3 disagree on the launch year):
+    asked in Russian, answered with the Russian prompt set; the default checker reads English only,
+    so the answer says its verdicts on Russian text are not meaningful."""
+    rc = main(["-q", "answer", "--docs", str(REPO / "examples" / "demo_yandex_market.json"), "--json"])
+    out = capsys.readouterr().out
+    assert rc == 0
+    trace = json.loads(out)
+    assert trace["settings"]["lang"] == "ru" and trace["settings"]["prompts"].startswith("paper-ru-kv@")
+    assert any("reads en only" in w for w in trace["warnings"])
+    assert isinstance(trace["conflicts"], list)
+    for sent in split_statements(trace["answer"], "ru"):
+        cites = parse_citations(sent)
+        assert cites and not invalid_citations(cites, 5), sent

@@ -361,3 +361,35 @@ def test_answer_words_and_carried():
     assert carried("The film was directed by Brad Silberling.", "Silberling directed it [5].", "Who directed the film?")
     assert not carried("The film was directed by Brad Silberling.", "Norihiro Koizumi [3].", "Who directed the film?")
     assert carried("The film was directed.", "", "Who directed the film?")  # nothing beyond the question
+
+
+# -- issue 14: Russian questions get the Russian prompt set -----------------------------------------
+def test_a_russian_question_is_asked_with_the_russian_prompt_set(checker):
+    ru = json.loads((__import__("pathlib").Path(__file__).parent.parent / "examples" / "demo_yandex_market.json")
+                    .read_text(encoding="utf-8"))
+    docs = [Document(d["title"], d["text"]) for d in ru["docs"]]
+    llm = ScriptedLLM({"answer": "Яндекс Маркет запущен в 2000 году как сервис сравнения цен [1].", "gate": "No",
+                       "refine": "Яндекс Маркет запущен в 2000 году как сервис сравнения цен [1]."})
+    res = VeriCite(llm, checker, prompts=PromptSet.load("paper-en-kv")).answer(ru["question"], docs)
+    assert res.settings["lang"] == "ru" and res.settings["prompts"].startswith("paper-ru-kv@")
+    first = llm.calls[0][1][-1]["content"]
+    assert "Документ [1](Заголовок: История Яндекса)" in first and "Вопрос: Когда запустили" in first
+    assert all("Instruction" not in m["content"] for _, msgs, _ in llm.calls for m in msgs)
+    assert res.answer == "Яндекс Маркет запущен в 2000 году как сервис сравнения цен [1]."
+    # the same set for an English question stays English; --lang en keeps it English for Russian text too
+    llm_en = ScriptedLLM({"answer": "", "gate": "No"})
+    VeriCite(llm_en, checker, prompts=PromptSet.load("paper-en-kv")).answer(Q, DOCS)
+    assert "Document [1](Title: Neil Peart)" in llm_en.calls[0][1][-1]["content"]
+    llm_fixed = ScriptedLLM({"answer": "", "gate": "No"})
+    fixed = VeriCite(llm_fixed, checker, prompts=PromptSet.load("paper-en-kv"), settings=Settings(lang="en"))
+    assert fixed.answer(ru["question"], docs).settings["prompts"].startswith("paper-en-kv@")
+
+
+def test_every_built_in_prompt_set_loads_and_its_language_targets_exist():
+    from vericite.engine.prompts import PROMPTS_DIR
+
+    for path in PROMPTS_DIR.glob("*.json"):
+        ps = PromptSet.load(path.stem)
+        assert "claim" in ps.steps and ps.lang
+        for lang, target in ps.languages:
+            assert PromptSet.load(target).lang == lang
