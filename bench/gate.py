@@ -8,8 +8,9 @@ rendered as stage 2 renders them (the profile's prompt set, format and trimming,
 overrides) and gated two ways: P(Yes) from one forward pass (``yes_probability``) and, with ``--greedy``, the
 greedy Yes/No under the grammar. Prints recall and precision of "useful" against
 ``is_supporting`` for a range of thresholds and the recommended threshold: the highest one with
-recall >= ``--target-recall`` (highest precision at that recall). Items from ``--start`` on, so
-calibration can avoid the items an evaluation uses.
+recall >= ``--target-recall`` (highest precision at that recall). The same for the relative gate
+(each P(Yes) divided by the highest of its item's documents), and both rules' ROC AUC. Items from
+``--start`` on, so calibration can avoid the items an evaluation uses.
 """
 from __future__ import annotations
 
@@ -29,6 +30,24 @@ def recall_precision(p: np.ndarray, y: np.ndarray, thr: float) -> tuple[float, f
     pred = p >= thr
     tp = float((pred & y).sum())
     return tp / max(1, int(y.sum())), (tp / int(pred.sum())) if pred.sum() else 1.0
+
+
+def roc_auc(p: np.ndarray, y: np.ndarray) -> float | None:
+    """ROC AUC of scores ``p`` (float [n]) for boolean labels ``y`` [n]: the share of (positive,
+    negative) pairs ranked right, ties counting half; None without both classes."""
+    pos, neg = p[y], p[~y]
+    if not len(pos) or not len(neg):
+        return None
+    diff = pos[:, None] - neg[None, :]
+    return float(((diff > 0).sum() + 0.5 * (diff == 0).sum()) / diff.size)
+
+
+def relative_scores(per_doc: list[dict]) -> np.ndarray:
+    """Each document's P(Yes) divided by the highest P(Yes) of its item (float [n], in the rows' order)."""
+    top: dict[int, float] = {}
+    for d in per_doc:
+        top[d["item"]] = max(top.get(d["item"], 0.0), d["p_yes"])
+    return np.array([d["p_yes"] / top[d["item"]] if top[d["item"]] > 0 else 0.0 for d in per_doc])
 
 
 def choose_threshold(p: np.ndarray, y: np.ndarray, target_recall: float) -> float:
@@ -82,11 +101,17 @@ def main(argv: list[str] | None = None, *, models_toml: str | None = None) -> in
     for t in sorted({0.05, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, round(thr, 4)}):
         r, pr = recall_precision(p, y, t)
         table.append({"threshold": t, "recall": round(r, 3), "precision": round(pr, 3), "useful": int((p >= t).sum())})
+    rel = relative_scores(per_doc) if per_doc else np.array([])
+    rel_thr = choose_threshold(rel, y, args.target_recall) if len(rel) else 0.0
     out = {"llm": llm.name, "prompts": pipe.prompts.tag, "prompt_format": pipe.settings.prompt_format,
            "doc_tokens": pipe.settings.doc_tokens, "documents": len(p), "supporting": int(y.sum()), "seconds": round(seconds, 1),
            "argmax_recall_precision": [round(x, 3) for x in recall_precision(p, y, 0.5)],
            "recommended_threshold": thr, "target_recall": args.target_recall,
            "recommended_recall_precision": [round(x, 3) for x in recall_precision(p, y, thr)], "table": table,
+           "auc": roc_auc(p, y) if len(p) else None,
+           "relative": {"auc": roc_auc(rel, y) if len(rel) else None, "recommended_threshold": rel_thr,
+                        "recommended_recall_precision": [round(x, 3) for x in recall_precision(rel, y, rel_thr)]
+                        if len(rel) else None},
            "documents_scored": per_doc}
     if greedy:
         g = np.array(greedy)

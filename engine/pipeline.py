@@ -214,13 +214,16 @@ class VeriCite:
 
     def stage2_evidence(self, q: Question) -> Stage:
         """Per document: the usefulness gate, then fact extraction; each document's facts are
-        submitted for checking against that document, and the LLM moves on to the next one."""
+        submitted for checking against that document, and the LLM moves on to the next one.
+        The relative gate scores every document first (it compares them)."""
         st = Stage(StageTrace(R.EVIDENCE))
         with q.timeline.span(None) as t:
-            for i, (doc, shown) in enumerate(zip(q.documents, q.shown), start=1):
+            texts = [fit_document(self.llm, shown, self._budget(q.prompts, "extract", q.text), q.warnings, i)
+                     for i, shown in enumerate(q.shown, start=1)]
+            gates = self._relative_gates(q, texts) if self.settings.gate == "relative" else None
+            for i, (doc, text) in enumerate(zip(q.documents, texts), start=1):
                 log.info("stage 2: document %d/%d", i, len(q.documents))
-                text = fit_document(self.llm, shown, self._budget(q.prompts, "extract", q.text), q.warnings, i)
-                gate = self._gate(q, text, i)
+                gate = gates[i - 1] if gates else self._gate(q, text, i)
                 st.trace.llm_calls.append(gate)
                 if gate.text.strip().startswith("No"):  # the authors' rule: anything else counts as Yes
                     st.trace.notes.append(f"document [{i}] judged not useful")
@@ -466,6 +469,21 @@ class VeriCite:
         prompts = self.prompts.for_language(self.language(question, [doc]))
         text = fit_document(self.llm, shown, self._budget(prompts, "extract", question), warnings, number)
         return prompts.messages("gate", question=question, docs=text)
+
+    def _relative_gates(self, q: Question, texts: list[str]) -> list[LLMCall]:
+        """The relative gate: P(Yes) of every document, then "Yes" where P(Yes) divided by the
+        highest of the question's documents is >= ``gate_threshold`` (the best document always
+        passes). A small model says "Yes" to nearly every document; which documents it prefers
+        discriminates far better than its absolute P(Yes)."""
+        scored = []
+        for i, text in enumerate(texts, start=1):
+            purpose = f"gate:{i}"
+            with q.timeline.span("llm", purpose):
+                scored.append(self.llm.yes_probability(
+                    self.render(q.prompts.messages("gate", question=q.text, docs=text)), purpose=purpose))
+        top = max(p for p, _ in scored)
+        return [replace(call, text="Yes" if top > 0 and p / top >= self.settings.gate_threshold else "No",
+                        score=round(p, 4)) for p, call in scored]
 
     def _gate(self, q: Question, text: str, number: int) -> LLMCall:
         """The usefulness check of one document: an LLMCall whose text is "Yes" or "No"."""

@@ -21,7 +21,7 @@ from typing import Any
 from .errors import ConfigError
 from .splitter import known_language
 
-GATES = ("grammar", "scored")            # usefulness gate: greedy Yes/No, or P(Yes) >= gate_threshold
+GATES = ("grammar", "scored", "relative")  # usefulness gate: greedy Yes/No, P(Yes) >= t, or P(Yes) / item max >= t
 PROMPT_FORMATS = ("chat", "completion")  # GGUF chat template, or one plain completion prompt
 SCHEDULES = ("overlap", "sequential")    # NLI beside the LLM, or the authors' order
 STRICTNESS = ("strict", "lenient")       # keep grades 1-2, or 1-3 with the partial citations marked [3*]
@@ -113,10 +113,12 @@ class Settings:
                                  "this many tokens, 0 = whole (default: the LLM's profile); NLI always checks the "
                                  "whole document", kind="int", rule=_doc_tokens, profile="llm", flag=True)
     gate: str = setting("grammar", "usefulness gate: grammar = greedy Yes/No (the authors' rule); scored = "
-                                   "P(Yes) >= gate_threshold from one forward pass (default: the LLM's profile)",
+                                   "P(Yes) >= gate_threshold from one forward pass; relative = P(Yes) divided by the "
+                                   "highest P(Yes) among the question's documents >= gate_threshold (every document "
+                                   "gated before the first extraction) (default: the LLM's profile)",
                         kind="str", choices=GATES, profile="llm", flag=True)
-    gate_threshold: float = setting(0.5, "P(Yes) a document needs with the scored gate, calibrated with "
-                                         "`vericite bench gate` (default: the LLM's profile)",
+    gate_threshold: float = setting(0.5, "P(Yes) (scored) or P(Yes) / the item's highest (relative) a document "
+                                         "needs, calibrated with `vericite bench gate` (default: the LLM's profile)",
                                     kind="float", rule=_closed_unit, profile="llm", flag=True)
     drop_unsupported: bool = setting(True, "strict final check: remove a final sentence that fails it (and fall back to "
                                            "the verified sentences when none passes); --no-drop-unsupported only "

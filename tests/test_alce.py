@@ -445,3 +445,16 @@ def test_run_ablation_needs_a_label_and_skips_under_it(shared, tmp_path, capsys)
     assert run_main(["--method", "vericite", "--data", str(data), "--limit", "2", "--out", str(out), "--no-backbone",
                      "--label", "vericite-no-backbone"]) == 0
     assert json.loads(capsys.readouterr().out)["skipped"] == 2
+
+
+def test_gate_calibration_auc_and_relative_scores():
+    from vericite.bench.gate import relative_scores, roc_auc
+
+    y = np.array([True, False, True, False])
+    assert roc_auc(np.array([0.9, 0.1, 0.8, 0.2]), y) == 1.0
+    assert roc_auc(np.array([0.1, 0.9, 0.2, 0.8]), y) == 0.0
+    assert roc_auc(np.array([0.5, 0.5, 0.5, 0.5]), y) == 0.5
+    assert roc_auc(np.array([0.5, 0.4]), np.array([True, True])) is None
+    # item 1's scores are all high, item 2's all low: relative scores put each item's best at 1
+    rows = [{"item": 1, "p_yes": 0.9}, {"item": 1, "p_yes": 0.45}, {"item": 2, "p_yes": 0.2}, {"item": 2, "p_yes": 0.1}]
+    assert relative_scores(rows).tolist() == [1.0, 0.5, 1.0, 0.5]

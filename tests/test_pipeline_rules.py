@@ -173,6 +173,22 @@ def test_scored_gate_uses_the_calibrated_threshold(checker):
     assert res.settings["gate"] == "scored" and res.settings["gate_threshold"] == 0.6
 
 
+def test_relative_gate_compares_the_documents_before_any_extraction(checker):
+    replies = {"answer": "", "gate:1": 0.95, "gate:2": 0.9, "gate:3": 0.5,
+               "extract:1": "Neil Peart was the drummer of Rush.", "extract:2": "Counterparts is a song by Rush.",
+               "refine": "Peart drummed for Rush [1]."}
+    llm, res = run(checker, dict(replies), gate="relative", gate_threshold=0.8)
+    purposes = [p for p, _, _ in llm.calls]
+    assert purposes[:4] == ["answer", "gate:1", "gate:2", "gate:3"]  # every gate first
+    assert "extract:1" in purposes and "extract:2" in purposes and "extract:3" not in purposes  # 0.5 / 0.95 < 0.8
+    gates = [c for c in res.stages[1].llm_calls if c.purpose.startswith("gate")]
+    assert [(c.text, c.score) for c in gates] == [("Yes", 0.95), ("Yes", 0.9), ("No", 0.5)]
+    # the same scores with a low absolute P(Yes): the best document still passes
+    low = dict(replies, **{"gate:1": 0.2, "gate:2": 0.1, "gate:3": 0.19})
+    _, res = run(checker, low, gate="relative", gate_threshold=0.8)
+    assert [c.text for c in res.stages[1].llm_calls if c.purpose.startswith("gate")] == ["Yes", "No", "Yes"]
+
+
 def test_text_output_shows_answer_sources_and_warnings(checker, capsys):
     from vericite.engine.cli import _print_answer
 
