@@ -108,15 +108,25 @@ def fact_claims(stage: str, text: str, number: int, document: Document, lang: st
                 min_words: int = 0) -> list[Statement | Claim]:
     """Stage 2's facts extracted from document ``number`` (1-based): each checked against that
     document alone; citation marks the LLM wrote are removed; fragments are dropped."""
+    return joint_fact_claims(stage, text, [(number, document)], lang, min_words=min_words)
+
+
+def joint_fact_claims(stage: str, text: str, cited: Sequence[tuple[int, Document]], lang: str, *,
+                      min_words: int = 0) -> list[Statement | Claim]:
+    """Facts extracted from the documents ``cited`` ((1-based number, document) pairs) read
+    together: each cites all of them and is checked against their joined text, and with several,
+    against each alone too (:class:`Verifier` ``cite_each``); fragments are dropped."""
+    numbers = tuple(n for n, _ in cited)
+    texts = tuple(d.text for _, d in cited)
     out: list[Statement | Claim] = []
     for sent in split_statements(text, lang):
         fact = strip_citations(sent)
         if not fact:
             continue
         if len(fact.split()) < min_words:
-            out.append(Statement(stage, fact, (number,), R.DROPPED_FRAGMENT, None, fact))
+            out.append(Statement(stage, fact, numbers, R.DROPPED_FRAGMENT, None, fact))
         else:
-            out.append(Claim(stage, fact, (number,), fact, document.text))
+            out.append(Claim(stage, fact, numbers, fact, "\n".join(texts), texts if len(texts) > 1 else ()))
     return out
 
 

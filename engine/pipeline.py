@@ -14,7 +14,7 @@ from typing import Protocol
 
 from . import records as R
 from . import settings as S
-from .checks import Checker, CheckBatch, Claim, Verifier, answer_claims, fact_claims
+from .checks import Checker, CheckBatch, Claim, Verifier, answer_claims, fact_claims, joint_fact_claims
 from .claims import complete_claims
 from .grading import grade
 from .citations import format_citations, merge_adjacent
@@ -221,6 +221,7 @@ class VeriCite:
             texts = [fit_document(self.llm, shown, self._budget(q.prompts, "extract", q.text), q.warnings, i)
                      for i, shown in enumerate(q.shown, start=1)]
             gates = self._relative_gates(q, texts) if self.settings.gate == "relative" else None
+            useful: list[int] = []
             for i, (doc, text) in enumerate(zip(q.documents, texts), start=1):
                 log.info("stage 2: document %d/%d", i, len(q.documents))
                 gate = gates[i - 1] if gates else self._gate(q, text, i)
@@ -235,6 +236,9 @@ class VeriCite:
                                     min_words=self.settings.min_statement_words)
                 items = self.complete(q, items, st.trace, f"{R.EVIDENCE}:{i}")
                 st.checks.append(self.verifier().submit(items, (R.KEPT, R.DROPPED_NLI), st.trace, q.timeline))
+                useful.append(i)
+            if self.settings.multihop:
+                self._multihop(q, st, useful, texts)
         st.trace.wall_ms = round(t.ms, 1)
         return st
 
@@ -470,6 +474,22 @@ class VeriCite:
         text = fit_document(self.llm, shown, self._budget(prompts, "extract", question), warnings, number)
         return prompts.messages("gate", question=question, docs=text)
 
+    def _multihop(self, q: Question, st: Stage, useful: list[int], texts: list[str]) -> None:
+        """Multi-hop evidence (the paper's named weakness: stage 2 reads one document at a time):
+        each pair of useful documents sharing a name the question lacks (:func:`linked_pairs`) is
+        read together; its facts cite both and are checked against both (a citation that does not
+        carry a fact is removed)."""
+        for i, j in linked_pairs(q.text, [(n, q.documents[n - 1].text) for n in useful]):
+            block = q.prompts.doc(i, q.shown[i - 1].title, texts[i - 1]) + q.prompts.doc(j, q.shown[j - 1].title,
+                                                                                          texts[j - 1])
+            ext = self._chat(q, q.prompts.messages("extract", question=q.text, docs=block), step="extract",
+                             purpose=f"extract:{i}+{j}")
+            st.trace.llm_calls.append(ext)
+            items = joint_fact_claims(R.EVIDENCE, ext.text, [(i, q.documents[i - 1]), (j, q.documents[j - 1])],
+                                      self._split_lang(q, ext.text), min_words=self.settings.min_statement_words)
+            items = self.complete(q, items, st.trace, f"{R.EVIDENCE}:{i}+{j}")
+            st.checks.append(self.verifier().submit(items, (R.KEPT, R.DROPPED_NLI), st.trace, q.timeline))
+
     def _relative_gates(self, q: Question, texts: list[str]) -> list[LLMCall]:
         """The relative gate: P(Yes) of every document, then "Yes" where P(Yes) divided by the
         highest of the question's documents is >= ``gate_threshold`` (the best document always
@@ -526,6 +546,25 @@ class VeriCite:
 _FUNCTION_WORDS = frozenset("""also been from have into that their there they this were what when where which while
 who whom whose with would about after before being could other than them then these those under over such
 only very more most some""".split())
+
+
+#: at most this many document pairs get a multi-hop extraction per question (each is one LLM call)
+MAX_PAIRS = 3
+
+
+def names(text: str) -> set[str]:
+    """Capitalised words of 4+ letters (lower-cased): a cheap stand-in for the named entities a
+    bridge between two documents goes through."""
+    return {w.lower() for w in re.findall(r"\b[A-ZА-ЯЁ][\w-]{3,}", text)}
+
+
+def linked_pairs(question: str, documents: Sequence[tuple[int, str]], limit: int = MAX_PAIRS) -> list[tuple[int, int]]:
+    """Pairs (i, j), i < j, of the numbered ``documents`` that share a name the question does not
+    contain (the bridge entity of a two-hop question), most shared names first, at most ``limit``."""
+    asked = names(question) | {w.lower() for w in re.findall(r"\w+", question)}
+    found = {n: names(t) - asked for n, t in documents}
+    scored = [(len(found[a] & found[b]), a, b) for k, (a, _) in enumerate(documents) for b, _ in documents[k + 1:]]
+    return [(a, b) for n, a, b in sorted(scored, key=lambda x: (-x[0], x[1], x[2])) if n > 0][:limit]
 
 
 def answer_words(sentence: str, question: str) -> set[str]:

@@ -141,6 +141,9 @@ class Settings:
     backbone: bool = setting(True, "keep stage 1's verified statements in the answer: one the refinement dropped "
                                    "(its answer words missing from the final text) is put back, checked",
                              kind="bool", flag=True)
+    multihop: bool = setting(False, "multi-hop evidence: after stage 2, one extraction over each pair of useful documents "
+                                    "that share a name the question lacks (at most 3 pairs), its facts checked against "
+                                    "both together and citing the ones that carry them", kind="bool", flag=True)
     lang: str = setting("auto", "sentence-splitter language: auto (Cyrillic in the question -> ru, else en), "
                                 "en, ru, ...", kind="str", rule=_lang, flag=True)
     schedule: str = setting("overlap", "overlap: NLI checks run while the LLM goes on (stage 3 waits for all); "

@@ -409,3 +409,33 @@ def test_every_built_in_prompt_set_loads_and_its_language_targets_exist():
         assert "claim" in ps.steps and ps.lang
         for lang, target in ps.languages:
             assert PromptSet.load(target).lang == lang
+
+
+def test_multihop_reads_linked_documents_together_and_cites_both(checker):
+    docs = [Document("Counterparts", "Counterparts is an album by Rush, produced by Peter Collins."),
+            Document("Peter Collins", "Peter Collins is an English record producer born in 1950."),
+            Document("Keith Moon", "Keith Moon played drums for The Who.")]
+    q = "When was the producer of Counterparts born?"
+    replies = {"answer": "", "gate": "Yes", "extract:1": "Counterparts is an album by Rush.",
+               "extract:2": "Peter Collins is an English record producer.", "extract:3": "Keith Moon played drums.",
+               "extract:1+2": "Counterparts is an album by Rush produced by Peter Collins born in 1950.",
+               "refine": "Counterparts is an album by Rush produced by Peter Collins born in 1950 [1][2]."}
+    llm, res = answer_with(checker, replies, docs=docs, question=q, claim_words=0, multihop=True)
+    assert [p for p, _, _ in llm.calls if p.startswith("extract")] == ["extract:1", "extract:2", "extract:3",
+                                                                        "extract:1+2"]
+    joint = [s for s in res.stages[1].statements if len(s.citations) > 1]
+    # neither document alone entails the two-hop fact; together they do: both citations kept
+    assert [(s.verdict, s.citations, s.removed) for s in joint] == [(R.KEPT, (1, 2), ())]
+    assert res.answer == "Counterparts is an album by Rush produced by Peter Collins born in 1950 [1, 2]."
+    llm_off, _ = answer_with(checker, replies, docs=docs, question=q, claim_words=0)
+    assert "extract:1+2" not in [p for p, _, _ in llm_off.calls]
+
+
+def test_linked_pairs_share_a_name_the_question_lacks():
+    from vericite.engine.pipeline import linked_pairs
+
+    docs = [(1, "Counterparts was produced by Peter Collins."), (2, "Peter Collins was born in 1950."),
+            (3, "Counterparts is an album."), (4, "Keith Moon drummed.")]
+    # 1 and 3 share only "Counterparts", which the question names: not a bridge
+    assert linked_pairs("When was the producer of Counterparts born?", docs) == [(1, 2)]
+    assert linked_pairs("Who produced it?", docs, limit=1) == [(1, 2)]
