@@ -13,6 +13,9 @@ the pipeline and the evaluator alike:
 - Citation marks a splitter leaves at the start of the next sentence ("... 1998. [1] It ...")
   go back to the sentence they close; a piece with no letter or digit besides its marks ("." of
   "... [2]. It") never becomes a statement.
+- Marks that are the subject of a reporting verb ("... bands. [1] states that Lee sang.") belong to
+  the sentence they start: it becomes the reported claim with its marks ("Lee sang [1]."), and
+  the sentence before keeps only its own marks.
 """
 from __future__ import annotations
 
@@ -35,6 +38,9 @@ _ABBREVIATIONS = {
 _DOT = "\u2024"  # ONE DOT LEADER: stands in for a protected full stop while pysbd splits
 _LIST_ITEM = re.compile(r"(?:(?<=^)|(?<=[.!?:] ))(\d{1,2})[.)]\s+(?=\S)")
 _BULLET = re.compile(r"^[-*•·]\s*")
+#: "[1] states that ..." / "[2] also mentions ...": a lower-case reporting verb after leading marks
+_REPORTING = re.compile(r"(?:also\s+)?(?:states|says|mentions|confirms|notes|shows|indicates|reports|explains|adds|"
+                        r"suggests|describes|reveals|clarifies|specifies|explicitly states)\s+(?:also\s+)?(?:that\s+)?")
 
 
 def known_language(lang: str) -> bool:
@@ -111,6 +117,9 @@ def split_statements(text: str, lang: str = "en") -> list[str]:
                 if not sent:
                     continue
                 marks, rest = leading_citations(sent)
+                said = _REPORTING.match(rest) if marks else None
+                if said and rest[said.end():].strip():
+                    sent, marks = _reported(rest[said.end():].strip(), marks), ""
                 if marks and out:
                     out[-1] = f"{out[-1]} {marks}"
                     sent = rest
@@ -126,6 +135,15 @@ def split_statements(text: str, lang: str = "en") -> list[str]:
                     continue
                 out.append(sent)
     return out
+
+
+def _reported(claim: str, marks: str) -> str:
+    """The reported claim as a sentence of its own with ``marks`` before its final stop:
+    ("lee sang.", "[1]") -> "Lee sang [1]."."""
+    claim = claim[0].upper() + claim[1:]
+    if claim[-1] in ".!?":
+        return f"{claim[:-1].rstrip()} {marks}{claim[-1]}"
+    return f"{claim} {marks}"
 
 
 def parse_marks(text: str) -> str:

@@ -36,3 +36,15 @@ def test_unknown_language_is_a_clear_error():
 
     with pytest.raises(ConfigError, match="unknown language 'xx'"):
         split_statements("A sentence.", "xx")
+
+
+def test_marks_that_start_a_reported_claim_belong_to_it():
+    text = ("Yes, both Alvin Lee and Chad Gray were lead vocalists. [1] states that Alvin Lee sang for Ten Years "
+            "After. [3] also mentions that Chad Gray sang for Mudvayne. Rush formed in 1968. [2] It toured.")
+    assert split_statements(text) == [
+        "Yes, both Alvin Lee and Chad Gray were lead vocalists.",   # no mark of its own: dropped as uncited later
+        "Alvin Lee sang for Ten Years After [1].",
+        "Chad Gray sang for Mudvayne [3].",
+        "Rush formed in 1968. [2]",                                 # a mark before a new sentence still closes this one
+        "It toured.",
+    ]
