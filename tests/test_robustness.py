@@ -172,14 +172,19 @@ def test_a_document_without_text_is_an_input_error(tmp_path):
 def test_the_empty_answer_says_why(capsys):
     from vericite.engine.cli import _print_answer
 
-    llm, pipe = _pipe({"answer": "Rush released the song Counterparts in 1993 [2].", "gate": "No",
-                       "refine": "Rush released the song Counterparts in"})
+    replies = {"answer": "Rush released the song Counterparts in 1993 [2].", "gate": "No",
+               "refine": "Rush released the song Counterparts in"}
+    llm, pipe = _pipe(replies, backbone=False)
     llm.chat = _with_finish(llm.chat, "length")
     res = pipe.answer(Q, DOCS)
     assert res.answer == "" and "token" in res.empty_reason
     _print_answer(res)
     out = capsys.readouterr().out
     assert "no statement could be verified" not in out and "cap before its first sentence ended" in out
+    # with the backbone (default) stage 1's verified statement is the answer instead
+    llm, pipe = _pipe(replies)
+    llm.chat = _with_finish(llm.chat, "length")
+    assert pipe.answer(Q, DOCS).answer == "Rush released the song Counterparts in 1993 [2]."
 
 
 def _with_finish(chat, reason):
