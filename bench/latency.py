@@ -1,16 +1,20 @@
-"""Latency benchmark: the authors' sequential order against the scheduler, on the same items.
+"""Latency benchmark: the authors' sequential order against the scheduler, and one plain LLM pass, on the same items.
 
-`vericite bench latency --data FILE --limit N [--llm NAME] [--json] [--out-dir DIR]`
+`vericite bench latency --data FILE --limit N [--llm NAME] [--modes reference,scheduled,vanilla]
+[--[no-]lazy-grammar] [--draft-tokens N] [--json] [--out-dir DIR]`
 
-Each item runs twice with one loaded LLM and checker, alternating (so background load hits both):
+Each item runs in every mode with one loaded LLM and checker, alternating (so background load hits all):
 
   reference: the authors' order. Every LLM prompt is evaluated from scratch (separate API calls
              share no KV cache) and each NLI check is computed before the next LLM call.
   scheduled: NLI checks go to the checker's queue while the LLM moves on (stage 3 waits for all
              of them); the KV cache is kept between calls and stage 1's is restored for stage 3,
              so shared prompt prefixes are evaluated once.
+  vanilla:   one greedy LLM pass as ``vericite run --method vanilla`` makes it (bench/methods.py
+             ``Vanilla``: ALCE's prompt, ``--shots`` demos, the citation grammar when the LLM's
+             profile decodes under it), from an empty KV cache: what a plain cited answer costs.
 
-Both use the same prompts (the LLM's profile, e.g. paper-en-kv: documents before instructions)
+The two pipeline modes use the same prompts (the LLM's profile, e.g. paper-en-kv: documents before instructions)
 and the same premise-hypothesis cache setting: the cache is cleared before every run.
 
 Per stage and mode: wall ms, LLM prompt tokens submitted / computed, generated tokens and
@@ -19,8 +23,19 @@ generation tokens/s, NLI pairs, NLI ms on the critical path. Totals: ``wall_s_se
 time), ``overlap_ratio`` (= scheduled wall / LLM busy time: 1.0 means NLI costs nothing on the
 critical path), ``stage2_prompt_tokens_saved`` (1 - computed / submitted in stage 2),
 ``identical_answers`` (final answers) and ``identical_traces`` (every statement, fact, verdict and
-score as well). Writes ``latency.md`` (table) and ``timeline.png`` (first item) to
-``--out-dir``.
+score as well). ``wall_s_vanilla`` and ``vericite_over_vanilla`` (= scheduled wall / vanilla
+wall) compare with the plain pass.
+
+Grammar cost (issue 17), per stage and mode, over the calls decoded under a grammar:
+``grammar_overhead_ms`` (wall - prompt eval - generation: the grammar plus the call's small fixed
+cost; the same for unconstrained calls is ``other_overhead_ms``), ``grammar_ms`` (time measured
+inside the grammar by the LLM's own loop, ``--lazy-grammar`` or ``--draft-tokens``; None where
+llama-cpp-python's loop decoded), ``grammar_tokens_per_s`` (generated / (generation +
+overhead)), ``unconstrained_tokens_per_s`` (the same for unconstrained generating calls), and
+``draft_proposed`` / ``draft_accepted``. The levers: ``--no-lazy-grammar`` masks the whole
+vocabulary every token (llama-cpp-python's sampler chain); ``--draft-tokens N`` turns on
+prompt-lookup drafts of up to N tokens. Writes ``latency.md`` (table), ``latency.json`` and
+``timeline.png`` (first item) to ``--out-dir``.
 """
 from __future__ import annotations
 
@@ -37,23 +52,97 @@ from vericite.engine.records import STAGES
 
 log = logging.getLogger(__name__)
 
-MODES = ("reference", "scheduled")
+MODES = ("reference", "scheduled", "vanilla")
+PIPE_MODES = ("reference", "scheduled")  # the modes that run the pipeline (per stage, NLI, timeline)
+#: per-stage sums in the summary (rates are derived from them after summing)
+SUM_KEYS = ("wall_ms", "prompt_tokens_submitted", "prompt_tokens_computed", "generated_tokens", "prompt_eval_ms",
+            "generation_ms", "nli_pairs", "nli_ms", "grammar_calls", "grammar_generated_tokens", "grammar_generation_ms",
+            "grammar_overhead_ms", "grammar_ms", "other_generated_tokens", "other_generation_ms", "other_overhead_ms",
+            "draft_proposed", "draft_accepted")
 
 
-def _stage_row(stage) -> dict:
-    gen_ms = sum(c.generation_ms for c in stage.llm_calls)
-    gen = stage.completion_tokens
-    return {
+class CallLog:
+    """Which LLM calls ran under a grammar, and the LLM's own-loop statistics of each.
+
+    Wraps ``llm.chat`` on the instance (any backend); an LLMCall returned by it is looked up by
+    identity (the log keeps it alive, so ids are not reused). Scored calls (``yes_probability``)
+    are not chat calls and count as unconstrained.
+    """
+
+    def __init__(self, llm):
+        self.llm = llm
+        self.entries: list[tuple[object, dict]] = []
+        self._by_id: dict[int, dict] = {}
+        chat = llm.chat
+
+        def logged_chat(*args, **kwargs):
+            call = chat(*args, **kwargs)
+            info = {"grammar": kwargs.get("grammar") is not None, **(getattr(llm, "last_call_stats", None) or {})}
+            self.entries.append((call, info))
+            self._by_id[id(call)] = info
+            return call
+
+        llm.chat = logged_chat
+
+    def info(self, call) -> dict:
+        return self._by_id.get(id(call), {"grammar": False})
+
+
+def _rate(tokens: float, ms: float) -> float | None:
+    return round(tokens / ms * 1000, 1) if ms > 0 else None
+
+
+def _with_rates(row: dict) -> dict:
+    """``row`` with tokens/s derived from its sums: decoding only, and with each call's overhead."""
+    row["generation_tokens_per_s"] = _rate(row["generated_tokens"], row["generation_ms"])
+    row["grammar_tokens_per_s"] = _rate(row["grammar_generated_tokens"],
+                                        row["grammar_generation_ms"] + row["grammar_overhead_ms"])
+    row["unconstrained_tokens_per_s"] = _rate(row["other_generated_tokens"],
+                                              row["other_generation_ms"] + row["other_overhead_ms"])
+    return row
+
+
+def _calls_row(calls, log: CallLog) -> dict:
+    """LLM sums of ``calls`` (LLMCall): tokens, ms, and the grammar's share (see the module docstring)."""
+    row = dict.fromkeys(SUM_KEYS, 0.0)
+    measured = True
+    for c in calls:
+        info = log.info(c)
+        overhead = max(0.0, c.wall_ms - c.prompt_eval_ms - c.generation_ms)
+        row["prompt_tokens_computed"] += c.prompt_tokens_computed
+        row["prompt_eval_ms"] += c.prompt_eval_ms
+        row["generation_ms"] += c.generation_ms
+        row["generated_tokens"] += c.completion_tokens
+        row["draft_proposed"] += info.get("draft_proposed", 0)
+        row["draft_accepted"] += info.get("draft_accepted", 0)
+        if info["grammar"]:
+            row["grammar_calls"] += 1
+            row["grammar_generated_tokens"] += c.completion_tokens
+            row["grammar_generation_ms"] += c.generation_ms
+            row["grammar_overhead_ms"] += overhead
+            measured = measured and "grammar_ms" in info
+            row["grammar_ms"] += info.get("grammar_ms", 0.0)
+        elif c.completion_tokens:  # scored calls generate nothing: no decoding rate to compare
+            row["other_generated_tokens"] += c.completion_tokens
+            row["other_generation_ms"] += c.generation_ms
+            row["other_overhead_ms"] += overhead
+    row = {k: round(v, 1) for k, v in row.items()}
+    if not measured:
+        row["grammar_ms"] = None  # llama-cpp-python's loop: only the overhead says what the grammar cost
+    return row
+
+
+def _stage_row(stage, log: CallLog) -> dict:
+    row = _calls_row(stage.llm_calls, log)
+    row.update({
         "wall_ms": stage.wall_ms,
         "llm_calls": len(stage.llm_calls),
         "prompt_tokens_submitted": stage.prompt_tokens,
-        "prompt_tokens_computed": sum(c.prompt_tokens_computed for c in stage.llm_calls),
-        "generated_tokens": gen,
-        "generation_tokens_per_s": round(gen / gen_ms * 1000, 1) if gen_ms else None,
-        "prompt_eval_ms": round(sum(c.prompt_eval_ms for c in stage.llm_calls), 1),
+        "generated_tokens": stage.completion_tokens,
         "nli_pairs": stage.nli_pairs,
         "nli_ms": stage.nli_ms,
-    }
+    })
+    return _with_rates(row)
 
 
 def _configure(pipe, mode: str) -> None:
@@ -66,8 +155,8 @@ def _configure(pipe, mode: str) -> None:
         cache.clear_memory()
 
 
-def run_item(pipe, question, docs, mode: str) -> tuple[object, dict]:
-    """Answer one item in ``mode``; return the VerifiedAnswer and its measurements."""
+def run_item(pipe, question, docs, mode: str, log: CallLog) -> tuple[object, dict]:
+    """Answer one item in ``mode`` ("reference" or "scheduled"); return the VerifiedAnswer and its measurements."""
     _configure(pipe, mode)
     batcher = pipe.checker
     cache = getattr(batcher, "cache", None)
@@ -82,7 +171,7 @@ def run_item(pipe, question, docs, mode: str) -> tuple[object, dict]:
     row = {
         "wall_s": round(wall, 2),
         "llm_busy_s": round(llm_busy, 2),
-        "stages": {st.name: _stage_row(st) for st in res.stages},
+        "stages": {st.name: _stage_row(st, log) for st in res.stages},
         "cache_hits": (cache.hits - hits0) if cache is not None else 0,
         "answer": res.answer,
         "trace": [[[x.text, list(x.citations), x.verdict, x.score] for x in st.statements] for st in res.stages]
@@ -93,70 +182,119 @@ def run_item(pipe, question, docs, mode: str) -> tuple[object, dict]:
     return res, row
 
 
-def summarise(items: list[dict]) -> dict:
-    """Totals over items (see the module docstring for each key)."""
+def run_vanilla(pipe, vanilla, question, docs, log: CallLog) -> dict:
+    """One plain pass (bench/methods.py ``Vanilla``) from an empty KV cache; its measurements.
+
+    Raises:
+        InputError: the documents do not fit; InferenceError: the LLM call failed.
+    """
+    pipe.llm.reuse_prefix = True
+    pipe.llm.reset_cache()  # as the pipeline modes: each item from scratch (no demo prefix kept between items)
+    n0 = len(log.entries)
+    t0 = time.perf_counter()
+    out = vanilla({"question": question, "docs": docs})
+    wall = time.perf_counter() - t0
+    calls = [c for c, _ in log.entries[n0:]]
+    row = _calls_row(calls, log)
+    row.update({"wall_ms": round(wall * 1000, 1), "llm_calls": len(calls),
+                "prompt_tokens_submitted": sum(c.prompt_tokens for c in calls), "nli_pairs": 0, "nli_ms": 0.0})
+    return {"wall_s": round(wall, 2), "llm_busy_s": round(sum(c.wall_ms for c in calls) / 1000, 2),
+            "stages": {"answer": _with_rates(row)}, "answer": out["output"],
+            "finish_reason": calls[-1].finish_reason if calls else None, "warnings": out["warnings"]}
+
+
+def summarise(items: list[dict], modes: tuple[str, ...] = MODES) -> dict:
+    """Totals over items (see the module docstring for each key); keys of modes not run are None."""
     def tot(mode, key):
-        return sum(it[mode][key] for it in items)
+        return sum(it[mode][key] for it in items) if mode in modes else None
 
     def stage_tot(mode, stage, key):
-        return sum(it[mode]["stages"][stage][key] for it in items)
+        vals = [it[mode]["stages"].get(stage, {}).get(key, 0) for it in items]
+        return None if any(v is None for v in vals) else sum(vals)  # grammar_ms: None unless measured everywhere
 
-    seq, sch = tot("reference", "wall_s"), tot("scheduled", "wall_s")
+    def ratio(a, b):
+        return round(a / b, 3) if a is not None and b else None
+
+    seq, sch, van = tot("reference", "wall_s"), tot("scheduled", "wall_s"), tot("vanilla", "wall_s")
     busy = tot("scheduled", "llm_busy_s")
-    sub = stage_tot("scheduled", "evidence", "prompt_tokens_submitted")
-    comp = stage_tot("scheduled", "evidence", "prompt_tokens_computed")
-    per_stage = {m: {s: {k: round(stage_tot(m, s, k), 1) for k in
-                         ("wall_ms", "prompt_tokens_submitted", "prompt_tokens_computed", "generated_tokens",
-                          "prompt_eval_ms", "nli_pairs", "nli_ms")} for s in STAGES} for m in MODES}
+    sub = stage_tot("scheduled", "evidence", "prompt_tokens_submitted") if "scheduled" in modes else None
+    comp = stage_tot("scheduled", "evidence", "prompt_tokens_computed") if "scheduled" in modes else None
+    per_stage = {}
+    for m in modes:
+        stages = ("answer",) if m == "vanilla" else STAGES
+        per_stage[m] = {st: _with_rates({k: (round(v, 1) if v is not None else None)
+                                         for k in SUM_KEYS for v in [stage_tot(m, st, k)]})
+                        for st in stages}
+    both = "reference" in modes and "scheduled" in modes
     return {
         "items": len(items),
-        "wall_s_sequential": round(seq, 2),
-        "wall_s_scheduled": round(sch, 2),
-        "speedup": round(seq / sch, 3) if sch else None,
-        "llm_busy_s": round(busy, 2),
-        "overlap_ratio": round(sch / busy, 3) if busy else None,
+        "modes": list(modes),
+        "wall_s_sequential": round(seq, 2) if seq is not None else None,
+        "wall_s_scheduled": round(sch, 2) if sch is not None else None,
+        "wall_s_vanilla": round(van, 2) if van is not None else None,
+        "speedup": ratio(seq, sch),
+        "vericite_over_vanilla": ratio(sch, van),
+        "llm_busy_s": round(busy, 2) if busy is not None else None,
+        "overlap_ratio": ratio(sch, busy),
         "stage2_prompt_tokens_submitted": sub,
         "stage2_prompt_tokens_computed": comp,
         "stage2_prompt_tokens_saved": round(1 - comp / sub, 3) if sub else None,
-        "cache_hits": {m: tot(m, "cache_hits") for m in MODES},
-        "identical_answers": all(it["reference"]["answer"] == it["scheduled"]["answer"] for it in items),
+        "cache_hits": {m: tot(m, "cache_hits") for m in modes if m in PIPE_MODES},
+        "identical_answers": all(it["reference"]["answer"] == it["scheduled"]["answer"] for it in items) if both else None,
         # every statement, fact, verdict and score equal too (KV-cache reuse evaluates a prompt in other
         # chunks than a fresh evaluation; float rounding can flip a greedy near-tie, rarely)
-        "identical_traces": all(it["reference"]["trace"] == it["scheduled"]["trace"] for it in items),
+        "identical_traces": all(it["reference"]["trace"] == it["scheduled"]["trace"] for it in items) if both else None,
         "per_stage": per_stage,
     }
 
 
+def _fmt(v, spec: str = ".0f") -> str:
+    return "-" if v is None else format(v, spec)
+
+
 def markdown(summary: dict, meta: dict) -> str:
-    """The benchmark's markdown table (per stage and mode, then totals)."""
+    """The benchmark's markdown tables (per stage and mode, the grammar's cost, then totals)."""
     ps = summary["per_stage"]
-    lines = [f"Latency: {summary['items']} items of {meta['data']}, LLM {meta['llm']} ({meta['llm_threads']} threads), "
+    lines = [f"Latency: {summary['items']} items of {meta['data']}, LLM {meta['llm']} ({meta['llm_threads']} threads, "
+             f"lazy grammar {meta.get('lazy_grammar')}, draft tokens {meta.get('draft_tokens')}), "
              f"NLI {meta['nli']} ({meta['nli_threads']} threads, EP {meta['ep']}), prompts {meta['prompts']}", "",
              "| mode | stage | wall s | prompt tokens submitted | computed | generated | NLI pairs | NLI ms (critical path) |",
              "|---|---|---:|---:|---:|---:|---:|---:|"]
-    for m in MODES:
-        for s in STAGES:
-            r = ps[m][s]
+    for m, stages in ps.items():
+        for s, r in stages.items():
             lines.append(f"| {m} | {s} | {r['wall_ms'] / 1000:.1f} | {int(r['prompt_tokens_submitted'])} | "
                          f"{int(r['prompt_tokens_computed'])} | {int(r['generated_tokens'])} | {int(r['nli_pairs'])} | "
                          f"{r['nli_ms']:.0f} |")
+    lines += ["", "| mode | stage | tokens under grammar | grammar overhead ms | grammar ms (measured) | "
+                  "tokens/s under grammar | tokens/s unconstrained | decode tokens/s | drafts accepted / proposed |",
+              "|---|---|---:|---:|---:|---:|---:|---:|---:|"]
+    for m, stages in ps.items():
+        for s, r in stages.items():
+            lines.append(f"| {m} | {s} | {int(r['grammar_generated_tokens'])} | {r['grammar_overhead_ms']:.0f} | "
+                         f"{_fmt(r['grammar_ms'])} | {_fmt(r['grammar_tokens_per_s'], '.1f')} | "
+                         f"{_fmt(r['unconstrained_tokens_per_s'], '.1f')} | {_fmt(r['generation_tokens_per_s'], '.1f')} | "
+                         f"{int(r['draft_accepted'])} / {int(r['draft_proposed'])} |")
     lines += ["", "| total | value |", "|---|---:|"]
-    for k in ("wall_s_sequential", "wall_s_scheduled", "speedup", "llm_busy_s", "overlap_ratio",
-              "stage2_prompt_tokens_saved", "identical_answers", "identical_traces"):
+    for k in ("wall_s_sequential", "wall_s_scheduled", "wall_s_vanilla", "speedup", "vericite_over_vanilla",
+              "llm_busy_s", "overlap_ratio", "stage2_prompt_tokens_saved", "identical_answers", "identical_traces"):
         lines.append(f"| {k} | {summary[k]} |")
     return "\n".join(lines) + "\n"
 
 
 def timeline_png(item: dict, path: Path) -> None:
-    """Gantt-style chart of one item: LLM calls and NLI work on a time axis, both modes."""
+    """Gantt-style chart of one item: LLM calls and NLI work on a time axis, one row per pipeline mode run."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fig, axes = plt.subplots(2, 1, figsize=(12, 4.5), sharex=True)
+    modes = [m for m in PIPE_MODES if m in item]
+    if not modes:
+        return
+    fig, axes = plt.subplots(len(modes), 1, figsize=(12, 2.25 * len(modes) + 0.5), sharex=True, squeeze=False)
+    axes = axes[:, 0]
     colours = {"answer": "tab:blue", "gate": "tab:orange", "extract": "tab:green", "refine": "tab:purple"}
-    for ax, mode in zip(axes, MODES):
+    for ax, mode in zip(axes, modes):
         row = item[mode]
         for s in row["timeline"]:
             if s["kind"] == "llm":
@@ -179,6 +317,39 @@ def timeline_png(item: dict, path: Path) -> None:
     plt.close(fig)
 
 
+def _modes(text: str) -> tuple[str, ...]:
+    """``--modes`` as a tuple in the canonical order.
+
+    Raises:
+        argparse.ArgumentTypeError: an unknown or no mode.
+    """
+    asked = {m.strip() for m in text.split(",") if m.strip()}
+    if not asked or asked - set(MODES):
+        raise argparse.ArgumentTypeError(f"modes are a comma list of {', '.join(MODES)}; got {text!r}")
+    return tuple(m for m in MODES if m in asked)
+
+
+def _vanilla(pipe, args, first_row: dict):
+    """The vanilla method on the loaded LLM, as ``vericite run --method vanilla`` builds it.
+
+    Raises:
+        InputError: no demos file (pass --demos FILE or --shots 0).
+    """
+    from vericite.engine.errors import InputError
+
+    from .datasets import detect_dataset, load_demos
+    from .methods import Vanilla, VanillaPrompt, default_demos_path, pick_demos
+
+    demos = []
+    if args.shots > 0:
+        dataset = detect_dataset(first_row) or "asqa"
+        path = Path(args.demos) if args.demos else default_demos_path(args.data, dataset)
+        if not path.is_file():
+            raise InputError(f"vanilla needs a demos file ({path}); pass --demos FILE or --shots 0")
+        demos = pick_demos(load_demos(path), args.shots)
+    return Vanilla(pipe.llm, prompt=VanillaPrompt.load(), demos=demos, citation_grammar=pipe.settings.citation_grammar)
+
+
 def main(argv: list[str] | None = None, models_toml: str | None = None) -> int:
     from vericite.engine.docs import item_input, read_json_or_jsonl
 
@@ -196,6 +367,15 @@ def main(argv: list[str] | None = None, models_toml: str | None = None) -> int:
     ap.add_argument("--prompts", help="prompt set (default: the LLM's profile)")
     ap.add_argument("--threads", type=int, help="llama.cpp threads (default: the cores the checker leaves)")
     ap.add_argument("--nli-threads", type=int, help=f"ONNX Runtime threads (default {default_nli_threads()})")
+    ap.add_argument("--modes", type=_modes, default=MODES,
+                    help=f"comma list of modes to run, of {','.join(MODES)} (default: all)")
+    ap.add_argument("--lazy-grammar", action=argparse.BooleanOptionalAction, default=True,
+                    help="check only the greedy token against a grammar, mask the vocabulary only on a rejection "
+                         "(default; --no-lazy-grammar: llama-cpp-python masks the whole vocabulary every token)")
+    ap.add_argument("--draft-tokens", type=int, default=0, metavar="N",
+                    help="prompt-lookup decoding: draft up to N tokens from the prompt and verify them in one batch (default 0: off)")
+    ap.add_argument("--shots", type=int, default=2, help="vanilla: demos (default 2, as vericite run)")
+    ap.add_argument("--demos", help="vanilla: demos JSONL (default: next to --data, as vericite run)")
     ap.add_argument("--out-dir", type=Path, default=Path("bench-out/latency"), help="where latency.md, timeline.png, latency.json go")
     ap.add_argument("--json", action="store_true", help="print the JSON summary")
     args = ap.parse_args(argv)
@@ -207,22 +387,30 @@ def main(argv: list[str] | None = None, models_toml: str | None = None) -> int:
     if not items:
         raise InputError(f"{args.data}: no items in [{args.start}, {args.start + args.limit})")
     pipe = build_pipeline(llm=args.llm, nli=args.nli, models_toml=models_toml, prompts=args.prompts,
-                          threads=args.threads, nli_threads=args.nli_threads)
+                          threads=args.threads, nli_threads=args.nli_threads, lazy_grammar=args.lazy_grammar,
+                          draft_tokens=args.draft_tokens)
+    log = CallLog(pipe.llm)
     out: list[dict] = []
     try:
-        for k, raw in enumerate(tqdm(items, desc="items (reference + scheduled)", unit="item")):
+        vanilla = _vanilla(pipe, args, items[0]) if "vanilla" in args.modes else None
+        for k, raw in enumerate(tqdm(items, desc=f"items ({' + '.join(args.modes)})", unit="item")):
             raw = {**raw, "docs": oracle_documents(raw.get("docs") or [], args.ndoc)}  # as earlier runs of this bench
             question, docs = item_input(raw, ndoc=args.ndoc, where=f"{args.data} item {args.start + k}")
             row = {"question": question}
-            for mode in MODES:
-                _, row[mode] = run_item(pipe, question, docs, mode)
+            for mode in args.modes:
+                if mode == "vanilla":
+                    row[mode] = run_vanilla(pipe, vanilla, question, docs, log)
+                else:
+                    _, row[mode] = run_item(pipe, question, docs, mode, log)
             out.append(row)
     finally:
         pipe.checker.close()
-    summary = summarise(out)
-    meta = {"data": args.data, "llm": pipe.llm.name, "llm_threads": pipe.llm.n_threads, "nli": pipe.checker.name,
-            "nli_threads": getattr(pipe.checker.checker, "intra_op_threads", None), "ep": pipe.checker.ep,
-            "prompts": pipe.prompts.tag}
+    summary = summarise(out, args.modes)
+    summary["llm_stats"] = dict(getattr(pipe.llm, "stats", {}) or {})
+    meta = {"data": args.data, "start": args.start, "llm": pipe.llm.name, "llm_threads": pipe.llm.n_threads,
+            "lazy_grammar": getattr(pipe.llm, "lazy_grammar", None), "draft_tokens": getattr(pipe.llm, "draft_tokens", None),
+            "nli": pipe.checker.name, "nli_threads": getattr(pipe.checker.checker, "intra_op_threads", None),
+            "ep": pipe.checker.ep, "prompts": pipe.prompts.tag}
     args.out_dir.mkdir(parents=True, exist_ok=True)
     (args.out_dir / "latency.json").write_text(json.dumps({"meta": meta, "summary": summary, "items": out}, indent=2))
     (args.out_dir / "latency.md").write_text(markdown(summary, meta))

@@ -4,14 +4,34 @@ Greedy decoding, fixed seed, chat template read from the GGUF, optional GBNF gra
 :class:`~vericite.engine.records.LLMCall` per call with token counts and timings. One instance
 serves any number of threads: one lock around every llama.cpp call makes them take turns (the
 outputs equal a sequential run), since llama.cpp contexts are not thread-safe.
+
+Two latency levers (issue 17) run in this module's own greedy loop (:meth:`LlamaCppLLM._generate`)
+instead of llama-cpp-python's ``create_completion``:
+
+- lazy grammar (``lazy_grammar=True``, default): the argmax of the raw logits is checked alone
+  against the grammar, and the grammar is applied to the whole vocabulary only when that token is
+  rejected (as llama.cpp's own common sampler does). Greedy, so the chosen token is the same as
+  when the grammar masks the vocabulary first; only the ~150k-token mask per token is saved.
+- prompt-lookup decoding (``draft_tokens=N > 0``): up to N tokens that follow the latest n-gram's
+  earlier occurrence in the prompt or output are drafted (llama-cpp-python's
+  ``LlamaPromptLookupDecoding``) and verified in one batch; the greedy choices decide what is
+  kept, so the output is the greedy output up to float rounding of batched evaluation. That
+  rounding does differ on quantised models (the 0.5B Qwen Q4_K_M changed 1 of 2 answers), and on
+  2 CPU cores a 9-token batch costs ~6 single-token steps, so it is off by default (README).
+  The drafter is used directly rather than as ``Llama(draft_model=...)``: that forces
+  ``logits_all`` (full-vocabulary logits for every prompt token, an n_ctx x n_vocab float32
+  buffer: 2.5 GB for Qwen at n_ctx 4096) and its loop masks the whole vocabulary per token.
 """
 from __future__ import annotations
 
+import ctypes
 import functools
 import logging
+import math
 import os
 import threading
 import time
+import weakref
 from pathlib import Path
 
 import numpy as np
@@ -43,7 +63,8 @@ class LlamaCppLLM:
     Args:
         model_path: a GGUF file.
         n_ctx: context size in tokens (prompt + completion).
-        n_threads: CPU threads for generation and prompt eval (default: all cores).
+        n_threads: CPU threads for generation and for prompt eval (llama.cpp's ``n_threads`` and
+            ``n_threads_batch``; default: all cores).
         n_gpu_layers: layers to offload to a GPU build of llama.cpp (0 = CPU only, -1 = all).
         seed: RNG seed (decoding is greedy; the seed matters only for reproducible ties).
         chat_format: override the GGUF's chat template with a llama-cpp-python format name;
@@ -56,23 +77,48 @@ class LlamaCppLLM:
             sharing a longer prefix with an anchor than with the live KV cache restores it first.
             This is how stage 3 reuses stage 1's documents after the stage-2 calls in between.
         max_anchors: anchors kept (least recently used dropped).
+        lazy_grammar: under a grammar, check only the greedy token against it and mask the whole
+            vocabulary only when that token is rejected (same output, less grammar work per token).
+            False decodes grammar calls with llama-cpp-python's sampler chain, which masks the
+            whole vocabulary for every token (the reference for tests and ``bench latency``).
+        draft_tokens: prompt-lookup decoding: draft up to this many tokens per step from earlier
+            occurrences of the latest 2-gram (prompt and output) and verify them in one batch;
+            0 (default) turns it off. Applies to every chat call, with or without a grammar.
+
+    Calls that use the module's own loop (a grammar with ``lazy_grammar``, or ``draft_tokens > 0``)
+    need the prompt as tokens: a ``chat_format`` override cannot be rendered that way, so chat
+    messages under an override always go through ``create_chat_completion`` (levers off).
+
+    ``stats`` accumulates, over the calls that used the own loop: ``grammar_ms`` (time in the
+    grammar: parse, checks, full-vocabulary masks, accepts), ``grammar_checks`` (tokens checked
+    alone), ``grammar_full`` (full-vocabulary masks), ``draft_proposed`` / ``draft_accepted``
+    (drafted tokens / those kept), ``loop_calls``. ``last_call_stats`` holds the same keys for the
+    latest ``chat`` call (empty dict: it went through llama-cpp-python's own loop, where grammar
+    time is only visible as wall - prompt eval - generation).
 
     Raises:
         ModelFileError: the file is missing or llama.cpp cannot load it.
-        ConfigError: the GGUF has no chat template and no ``chat_format`` was given.
+        ConfigError: the GGUF has no chat template and no ``chat_format`` was given; ``draft_tokens < 0``.
     """
 
     def __init__(self, model_path: str | Path, *, n_ctx: int = 4096, n_threads: int | None = None,
                  n_gpu_layers: int = 0, seed: int = 0, chat_format: str | None = None, reuse_prefix: bool = True,
-                 anchor_min_tokens: int = 512, max_anchors: int = 2):
+                 anchor_min_tokens: int = 512, max_anchors: int = 2, lazy_grammar: bool = True,
+                 draft_tokens: int = 0):
         from llama_cpp import Llama  # imported here: the package is heavy and optional for unit tests
 
+        if draft_tokens < 0:
+            raise ConfigError(f"draft_tokens must be >= 0 (0 = off), got {draft_tokens}")
         path = Path(model_path)
         if not path.is_file():
             raise ModelFileError(f"GGUF file not found: {path}")
         try:
+            # n_threads_batch too: llama-cpp-python's default is every core for prompt batches, which
+            # oversubscribes the cores beside the NLI threads; OpenMP's spinning threads then made a
+            # 100-token prompt suffix cost 8.5 s instead of 0.76 s (0.5B Qwen, 2 loaded cores, issue 17)
             self._llm = Llama(model_path=str(path), n_ctx=n_ctx, n_threads=n_threads or os.cpu_count(),
-                              n_gpu_layers=n_gpu_layers, seed=seed, chat_format=chat_format, verbose=False)
+                              n_threads_batch=n_threads or os.cpu_count(), n_gpu_layers=n_gpu_layers, seed=seed,
+                              chat_format=chat_format, verbose=False)
         except (ValueError, RuntimeError, OSError) as e:
             raise ModelFileError(f"llama.cpp could not load {path}: {e}") from e
         if chat_format is None and not self._llm.metadata.get("tokenizer.chat_template"):
@@ -87,6 +133,12 @@ class LlamaCppLLM:
         self.reuse_prefix = reuse_prefix
         self.anchor_min_tokens = anchor_min_tokens
         self._anchors = KVAnchors(self._llm, max_anchors)
+        self.lazy_grammar = lazy_grammar
+        self.draft_tokens = draft_tokens
+        self.stats: dict[str, float] = dict.fromkeys(_LOOP_STATS, 0)
+        self.last_call_stats: dict[str, float] = {}
+        self._cand = None    # full-vocabulary llama_token_data buffer, made on first use
+        self._batch = None   # llama_batch for draft verification, made on first use
         self._lock = threading.RLock()
         template = "chat_format " + chat_format if chat_format else "the GGUF's tokenizer.chat_template"
         log.info("%s: chat template: %s", path.name, template)
@@ -121,9 +173,14 @@ class LlamaCppLLM:
 
         Raises:
             InferenceError: llama.cpp failed (e.g. the prompt does not fit ``n_ctx``).
+            ConfigError: llama.cpp cannot parse ``grammar`` (own loop only).
         """
         import llama_cpp
 
+        self.last_call_stats = {}
+        own_loop = (grammar is not None and self.lazy_grammar) or self.draft_tokens > 0
+        if own_loop and (self._chat_format is None or isinstance(messages, str)):
+            return self._generate(messages, max_tokens=max_tokens, purpose=purpose, grammar=grammar)
         kwargs = {}
         if grammar is not None:
             kwargs["grammar"] = llama_cpp.LlamaGrammar.from_string(grammar, verbose=False)
@@ -161,6 +218,244 @@ class LlamaCppLLM:
             finish_reason=str(choice.get("finish_reason")),
             text=((choice["text"] if isinstance(messages, str) else choice["message"].get("content")) or "").strip(),
         )
+
+    def _generate(self, messages: list[dict[str, str]] | str, *, max_tokens: int, purpose: str,
+                  grammar: str | None) -> LLMCall:
+        """One greedy completion in this module's own loop: lazy grammar and/or prompt-lookup drafts.
+
+        Mirrors ``Llama.create_completion`` at temperature 0: the same prompt tokens (GGUF chat
+        template, or BOS + the string), KV prefix reuse and anchors, the cap clipped to the
+        context, a stop at end-of-generation tokens and at the chat template's stop string (the
+        EOS token's text), and the library's handling of a UTF-8 character split across tokens
+        (generation goes on past the cap until the character is complete). With
+        ``draft_tokens = 0`` every logit row comes from the same single-token evaluations as the
+        library's, so the text is the same token for token. Called under :meth:`chat`'s lock.
+
+        Returns / raises: as :meth:`chat`. Timings: prompt eval from llama.cpp's counters right
+        after the prompt; generation = all later decoding (draft verification batches included);
+        grammar time goes to ``last_call_stats`` / ``stats`` (see the class docstring).
+        """
+        import llama_cpp
+        from llama_cpp.llama_speculative import LlamaPromptLookupDecoding
+
+        llm, ctx = self._llm, self._llm.ctx
+        vocab = llama_cpp.llama_model_get_vocab(llm.model)
+        n_vocab = llm.n_vocab()
+        tokens = self._prompt_tokens(messages)
+        if len(tokens) >= self.n_ctx:
+            raise InferenceError(f"'{purpose}': prompt of {len(tokens)} tokens does not fit n_ctx={self.n_ctx}")
+        eos = llm.token_eos()
+        # the library's GGUF-template handler also stops where the model spells out the EOS text
+        stops = [] if isinstance(messages, str) or eos == -1 else [_vocab_text(vocab, eos).encode("utf-8")]
+        stops = [x for x in stops if x]
+        max_tokens = self.n_ctx - len(tokens) if not max_tokens or max_tokens <= 0 else min(max_tokens, self.n_ctx - len(tokens))
+        if not self.reuse_prefix:
+            llm.reset()
+        else:
+            self._anchors.restore_best(tokens)
+        st: dict[str, float] = dict.fromkeys(_LOOP_STATS, 0)
+        st["loop_calls"] = 1
+        llama_cpp.llama_perf_context_reset(ctx)
+        t0 = time.perf_counter()
+        llm.eval(self._unevaluated(tokens))
+        logits = _logits_row(ctx, -1, n_vocab)
+        perf0 = llama_cpp.llama_perf_context(ctx)  # after the logits read (a synchronize): prompt eval only
+        smpl = self._grammar_sampler(vocab, grammar, st) if grammar is not None else None
+        drafter = LlamaPromptLookupDecoding(num_pred_tokens=self.draft_tokens) if self.draft_tokens else None
+        completion: list[int] = []
+        pending: list[int] = []  # drafted tokens in the KV cache after the position `logits` is for
+        row = 0                  # batch row of `logits` while drafts are pending
+        finish, text, multibyte_fix = "length", b"", 0
+        try:
+            while True:
+                tok = self._pick(logits, smpl, st)
+                if llama_cpp.llama_vocab_is_eog(vocab, tok):
+                    text, finish = llm.detokenize(completion, prev_tokens=tokens), "stop"
+                    break
+                if smpl is not None:
+                    t = time.perf_counter()
+                    llama_cpp.llama_sampler_accept(smpl, tok)
+                    st["grammar_ms"] += (time.perf_counter() - t) * 1000
+                completion.append(tok)
+                all_text = llm.detokenize(completion, prev_tokens=tokens)
+                multibyte_fix = _multibyte_fix(all_text, multibyte_fix)
+                if multibyte_fix > 0:  # as create_completion: no stop or cap check inside a character
+                    multibyte_fix -= 1
+                else:
+                    hit = [x for x in stops if x in all_text]
+                    if hit:
+                        text, finish = all_text[:all_text.index(hit[0])], "stop"
+                        break
+                    if len(completion) >= max_tokens:
+                        text, finish = all_text, "length"
+                        break
+                if pending and tok == pending[0]:  # the draft guessed right: its row is the next logits
+                    pending.pop(0)
+                    row += 1
+                    st["draft_accepted"] += 1
+                    logits = _logits_row(ctx, row, n_vocab)
+                    continue
+                if pending:  # a wrong guess: drop it and the drafts after it from the KV cache
+                    self._drop_kv_from(llm.n_tokens - len(pending))
+                    pending = []
+                if llm.n_tokens >= self.n_ctx:  # only a character split at the context's end gets here
+                    text, finish = all_text, "length"
+                    break
+                draft = self._draft(drafter, tok, max_tokens - len(completion) - 1) if drafter else []
+                if draft:
+                    st["draft_proposed"] += len(draft)
+                    self._decode_batch([tok, *draft])
+                    pending, row = draft, 0
+                    logits = _logits_row(ctx, 0, n_vocab)
+                else:
+                    llm.eval([tok])
+                    logits = _logits_row(ctx, -1, n_vocab)
+        finally:
+            if smpl is not None:
+                llama_cpp.llama_sampler_free(smpl)
+            if pending:
+                self._drop_kv_from(llm.n_tokens - len(pending))
+                llm._requires_eval = True  # the live logits belong to a dropped draft (see KVAnchors)
+        wall_ms = (time.perf_counter() - t0) * 1000
+        perf = llama_cpp.llama_perf_context(ctx)
+        if self.reuse_prefix and len(tokens) >= self.anchor_min_tokens:
+            self._anchors.save()
+        st["grammar_ms"] = round(st["grammar_ms"], 1)
+        self.last_call_stats = st
+        for k, v in st.items():
+            self.stats[k] = round(self.stats[k] + v, 1)
+        return LLMCall(
+            purpose=purpose,
+            prompt_tokens=len(tokens),
+            prompt_tokens_computed=int(perf0.n_p_eval),
+            completion_tokens=len(completion),
+            prompt_eval_ms=round(float(perf0.t_p_eval_ms), 1),
+            generation_ms=round(float(perf.t_p_eval_ms - perf0.t_p_eval_ms + perf.t_eval_ms), 1),
+            wall_ms=round(wall_ms, 1),
+            finish_reason=finish,
+            text=text.decode("utf-8", errors="ignore").strip(),
+        )
+
+    def _unevaluated(self, tokens: list[int]) -> list[int]:
+        """The prompt tokens still to evaluate after KV prefix reuse (sets ``n_tokens`` to the kept
+        prefix), decided as ``Llama.generate`` does: an exactly cached prompt with live logits needs
+        none; otherwise at least one token is evaluated again to refresh the logits."""
+        llm = self._llm
+        if not llm.n_tokens:
+            return tokens
+        prefix = llm.longest_token_prefix(_kv_tokens(llm), tokens)
+        if prefix == len(tokens) == llm.n_tokens and not getattr(llm, "_requires_eval", True):
+            return []
+        prefix = min(prefix, len(tokens) - 1)
+        llm.n_tokens = prefix  # Llama.eval drops the KV cache from n_tokens on
+        return tokens[prefix:]
+
+    def _grammar_sampler(self, vocab, grammar: str, st: dict):
+        """A fresh llama.cpp grammar sampler for ``grammar`` (free it with llama_sampler_free).
+
+        Raises:
+            ConfigError: llama.cpp cannot parse the grammar.
+        """
+        import llama_cpp
+
+        t = time.perf_counter()
+        smpl = llama_cpp.llama_sampler_init_grammar(vocab, grammar.encode("utf-8"), b"root")
+        st["grammar_ms"] += (time.perf_counter() - t) * 1000
+        if not smpl:
+            raise ConfigError(f"llama.cpp could not parse the GBNF grammar: {grammar[:200]!r}")
+        return smpl
+
+    def _pick(self, logits: np.ndarray, smpl, st: dict) -> int:
+        """The greedy token from one row of logits (float32, shape (n_vocab,)) under the grammar
+        sampler ``smpl`` (None: unconstrained). Ties go to the lowest id, as llama.cpp's greedy
+        sampler. Lazy: the argmax alone is checked first; the whole vocabulary is masked only when
+        it is rejected, which picks what masking first picks (the argmax is allowed, or it is not).
+
+        Raises:
+            InferenceError: the grammar allows no token at all.
+        """
+        import llama_cpp
+
+        tok = int(np.argmax(logits))
+        if smpl is None:
+            return tok
+        t = time.perf_counter()
+        try:
+            if self.lazy_grammar:
+                st["grammar_checks"] += 1
+                one = (llama_cpp.llama_token_data * 1)()
+                one[0].id, one[0].logit, one[0].p = tok, float(logits[tok]), 0.0
+                arr = llama_cpp.llama_token_data_array(data=one, size=1, selected=-1, sorted=False)
+                llama_cpp.llama_sampler_apply(smpl, ctypes.byref(arr))
+                if not math.isinf(one[0].logit):
+                    return tok
+            st["grammar_full"] += 1
+            cand, arr = self._candidates(len(logits))
+            cand["logit"] = logits
+            arr.size, arr.selected, arr.sorted = len(cand), -1, False
+            llama_cpp.llama_sampler_apply(smpl, ctypes.byref(arr))
+            tok = int(np.argmax(cand["logit"]))
+            if not np.isfinite(cand["logit"][tok]):
+                raise InferenceError("the grammar allows no next token (a dead end in the GBNF)")
+            return tok
+        finally:
+            st["grammar_ms"] += (time.perf_counter() - t) * 1000
+
+    def _candidates(self, n_vocab: int):
+        """The reusable full-vocabulary candidate buffer: a numpy record array laid out as
+        ``llama_token_data`` (id int32, logit float32, p float32; 12 bytes each, ids 0..n_vocab-1)
+        and a ``llama_token_data_array`` pointing at it."""
+        import llama_cpp
+
+        if self._cand is None or len(self._cand[0]) != n_vocab:
+            cand = np.zeros(n_vocab, dtype=np.dtype([("id", "<i4"), ("logit", "<f4"), ("p", "<f4")]))
+            cand["id"] = np.arange(n_vocab, dtype=np.int32)
+            ptr = ctypes.cast(cand.ctypes.data, ctypes.POINTER(llama_cpp.llama_token_data))
+            self._cand = (cand, llama_cpp.llama_token_data_array(data=ptr, size=n_vocab, selected=-1, sorted=False))
+        return self._cand
+
+    def _draft(self, drafter, tok: int, room: int) -> list[int]:
+        """Up to ``min(draft_tokens, room)`` tokens to verify after ``tok``: what followed the latest
+        2-gram (or 1-gram) of prompt + output, ``tok`` included, where it occurred first."""
+        llm = self._llm
+        k = min(self.draft_tokens, room, self.n_ctx - llm.n_tokens - 1)
+        if k <= 0:
+            return []
+        n = llm.n_tokens
+        llm.input_ids[n] = tok  # the drafter reads the history up to tok (evaluated next)
+        return [int(t) for t in drafter(llm.input_ids[:n + 1])[:k]]
+
+    def _decode_batch(self, toks: list[int]) -> None:
+        """Evaluate ``toks`` after the KV cache's ``n_tokens`` with logits for every position
+        (``Llama.eval`` computes the last position's only), as draft verification needs.
+
+        Raises:
+            InferenceError: llama_decode failed (e.g. no KV slot).
+        """
+        import llama_cpp
+
+        llm = self._llm
+        if self._batch is None:
+            self._batch = llama_cpp.llama_batch_init(self.draft_tokens + 1, 0, 1)
+            weakref.finalize(self, llama_cpp.llama_batch_free, self._batch)
+        b, n0 = self._batch, llm.n_tokens
+        self._drop_kv_from(n0)
+        b.n_tokens = len(toks)
+        for i, t in enumerate(toks):
+            b.token[i], b.pos[i], b.n_seq_id[i], b.logits[i] = t, n0 + i, 1, 1
+            b.seq_id[i][0] = 0
+        rc = llama_cpp.llama_decode(llm.ctx, b)
+        if rc != 0:
+            raise InferenceError(f"llama_decode returned {rc} verifying {len(toks) - 1} drafted tokens")
+        llm.input_ids[n0:n0 + len(toks)] = toks
+        llm.n_tokens = n0 + len(toks)
+
+    def _drop_kv_from(self, pos: int) -> None:
+        """Forget the KV cache from position ``pos`` on (``n_tokens`` becomes ``pos``)."""
+        import llama_cpp
+
+        llama_cpp.llama_memory_seq_rm(llama_cpp.llama_get_memory(self._llm.ctx), -1, pos, -1)
+        self._llm.n_tokens = pos
 
     @_serialised
     def reset_cache(self) -> None:
@@ -247,6 +542,43 @@ def prompt_tokens(llm, messages: list[dict[str, str]] | str) -> list[int]:
     return llm.tokenize(res.prompt.encode("utf-8"), add_bos=not res.added_special, special=True)
 
 
+#: keys of ``LlamaCppLLM.stats`` / ``last_call_stats`` (see the class docstring)
+_LOOP_STATS = ("grammar_ms", "grammar_checks", "grammar_full", "draft_proposed", "draft_accepted", "loop_calls")
+
+
+def _logits_row(ctx, i: int, n_vocab: int) -> np.ndarray:
+    """Row ``i`` of the last decode's logits (-1: the last row) as a float32 view, shape (n_vocab,);
+    valid until the next decode.
+
+    Raises:
+        InferenceError: llama.cpp has no logits for that row.
+    """
+    import llama_cpp
+
+    ptr = llama_cpp.llama_get_logits_ith(ctx, i)
+    if not ptr:
+        raise InferenceError(f"llama.cpp returned no logits for batch row {i}")
+    return np.ctypeslib.as_array(ptr, shape=(n_vocab,))
+
+
+def _multibyte_fix(all_text: bytes, current: int) -> int:
+    """``create_completion``'s count of tokens to wait for when the text ends inside a UTF-8
+    character (kept verbatim, quirks included, so both loops stop after the same token)."""
+    for k, char in enumerate(all_text[-3:]):
+        k = 3 - k
+        for num, pattern in [(2, 192), (3, 224), (4, 240)]:
+            if num > k and pattern & char == pattern:
+                current = num - k
+    return current
+
+
+def _vocab_text(vocab, token: int) -> str:
+    """A token's text in the vocabulary, as llama-cpp-python's chat handlers read the EOS token's."""
+    import llama_cpp
+
+    return llama_cpp.llama_vocab_get_text(vocab, token).decode("utf-8")
+
+
 def _kv_tokens(llm) -> list[int]:
     """The tokens whose keys and values are in the live KV cache."""
     return llm.input_ids[:llm.n_tokens].tolist()
@@ -266,6 +598,8 @@ class KVAnchors:
     KV state (about 28 KB per token for the 1.5B). So saving uses llama.cpp's own
     ``llama_state_get_data`` (public low-level bindings) and restoring mirrors ``Llama.load_state``,
     including its one private flag: ``_requires_eval`` (logits are stale until the next decode).
+    ``LlamaCppLLM._generate`` reads and sets the same flag, for the same reason, and nothing else
+    private (``input_ids`` / ``n_tokens`` are public attributes).
     """
 
     def __init__(self, llm, max_anchors: int):

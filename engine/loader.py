@@ -35,8 +35,8 @@ def default_llm_threads(nli_threads: int) -> int:
 def build_pipeline(*, llm: str | None = None, nli: str | None = None, models_toml: str | None = None,
                    prompts: str | None = None, n_ctx: int | None = None, threads: int | None = None,
                    gpu_layers: int = 0, nli_threads: int | None = None, nli_cache: str | None = None,
-                   reuse_prefix: bool = True, chat_format: str | None = None, overrides_origin: str = "argument",
-                   **overrides) -> VeriCite:
+                   reuse_prefix: bool = True, chat_format: str | None = None, lazy_grammar: bool = True,
+                   draft_tokens: int = 0, overrides_origin: str = "argument", **overrides) -> VeriCite:
     """Load the LLM and the checker named in models.toml (defaults when None) into a pipeline.
 
     The LLM entry's ``format`` picks the backend: "gguf" runs llama.cpp in this process
@@ -50,7 +50,11 @@ def build_pipeline(*, llm: str | None = None, nli: str | None = None, models_tom
     :func:`default_llm_threads`: the cores the checker leaves) and of ONNX Runtime (default
     :func:`default_nli_threads`). ``reuse_prefix``: keep
     the LLM's KV cache between calls. ``chat_format``: a llama-cpp-python chat format for a GGUF
-    without a chat template (default: the LLM entry's ``chat_format``, else the GGUF's template). ``overrides`` replace :class:`~vericite.engine.settings.Settings`
+    without a chat template (default: the LLM entry's ``chat_format``, else the GGUF's template).
+    ``lazy_grammar`` / ``draft_tokens``: the llama.cpp backend's latency levers (see
+    :class:`~vericite.engine.llm.LlamaCppLLM`: check only the greedy token against a grammar;
+    prompt-lookup drafts of up to N tokens, 0 = off); a server backend samples on its own, so
+    ``lazy_grammar`` does not apply there and ``draft_tokens > 0`` is an error. ``overrides`` replace :class:`~vericite.engine.settings.Settings`
     fields whose value is not None (e.g. threshold=0.7, schedule="sequential"); ``overrides_origin``
     "flag" makes a bad value's error name its command-line flag. ``prompts`` is the ``prompts``
     setting (kept as a named argument for callers).
@@ -73,7 +77,8 @@ def build_pipeline(*, llm: str | None = None, nli: str | None = None, models_tom
     checker = DynamicBatcher(model, cache=ScoreCache(model.cache_id, path=nli_cache))
     try:
         lm = _load_llm(llm_spec, n_ctx=n_ctx, threads=threads or default_llm_threads(nli_threads),
-                       gpu_layers=gpu_layers, reuse_prefix=reuse_prefix, chat_format=chat_format)
+                       gpu_layers=gpu_layers, reuse_prefix=reuse_prefix, chat_format=chat_format,
+                       lazy_grammar=lazy_grammar, draft_tokens=draft_tokens)
     except ModelFileError as e:
         checker.close()
         _raise_with_hint(e, llm_spec)
@@ -86,7 +91,7 @@ def build_pipeline(*, llm: str | None = None, nli: str | None = None, models_tom
 
 
 def _load_llm(spec, *, n_ctx: int | None, threads: int, gpu_layers: int, reuse_prefix: bool,
-              chat_format: str | None):
+              chat_format: str | None, lazy_grammar: bool = True, draft_tokens: int = 0):
     """The LLM backend of the spec's format: "gguf" runs in llama.cpp here (:class:`LlamaCppLLM`),
     "openai" talks to a server (:class:`~vericite.engine.openai_llm.OpenAICompatLLM`; its
     ``tokenizer_gguf`` is verified like a model file)."""
@@ -102,11 +107,15 @@ def _load_llm(spec, *, n_ctx: int | None, threads: int, gpu_layers: int, reuse_p
         if chat_format or spec.chat_format:
             raise ConfigError(f"[models.\"{spec.name}\"]: chat_format does not apply to format = 'openai' "
                               "(the chat template is the tokenizer GGUF's)")
+        if draft_tokens:
+            raise ConfigError(f"[models.\"{spec.name}\"]: draft tokens apply to format = 'gguf' (llama.cpp in this "
+                              "process); a server decodes on its own")
         return from_spec(spec, verify(spec), n_ctx=n_ctx, reuse_prefix=reuse_prefix)
     if spec.format != "gguf":
         raise ConfigError(f"model {spec.name!r} has format {spec.format!r}; an LLM is 'gguf' or 'openai'")
     return LlamaCppLLM(verify(spec), n_ctx=n_ctx or spec.context, n_threads=threads, n_gpu_layers=gpu_layers,
-                       reuse_prefix=reuse_prefix, chat_format=chat_format or spec.chat_format)
+                       reuse_prefix=reuse_prefix, chat_format=chat_format or spec.chat_format,
+                       lazy_grammar=lazy_grammar, draft_tokens=draft_tokens)
 
 
 def _raise_with_hint(e: ModelFileError, spec) -> NoReturn:

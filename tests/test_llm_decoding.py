@@ -1,0 +1,215 @@
+"""LlamaCppLLM's own greedy loop (issue 17) on the tiny random GGUF: the lazy grammar and
+prompt-lookup drafts must give exactly the text of llama-cpp-python's create_completion path.
+(Drafts are identical here; on the quantised 0.5B Qwen batched verification rounds differently and
+changed 1 of 2 answers, see README "LLM decoding levers".)"""
+import pytest
+
+from vericite.engine.errors import ConfigError
+from vericite.engine.grammar import YES_NO, citation_grammar
+
+from .conftest import TINY_GGUF
+
+DOCS = "Document [1] Rush is a Canadian rock band. Document [2] Rush plays rock music from Toronto."
+CASES = [  # (messages or completion prompt, grammar, max_tokens)
+    ([{"role": "user", "content": "Write about documents."}], citation_grammar(3, max_sentences=3), 120),
+    ([{"role": "user", "content": "Write about documents."}], citation_grammar(12), 60),
+    ([{"role": "user", "content": DOCS + " Who is Rush?"}], citation_grammar(2), 7),  # cut by max_tokens
+    ([{"role": "user", "content": DOCS}], citation_grammar(5, allowed={2, 4}), 40),
+    ([{"role": "user", "content": "Is the sky blue? Answer Yes or No."}], YES_NO, 4),
+    ("Question: Is the sky blue?\nAnswer:", YES_NO, 4),                              # completion prompt
+    ("Question: " + DOCS + " Who is Rush?\nAnswer:", citation_grammar(2), 50),
+]
+
+
+@pytest.fixture(scope="module")
+def model():
+    from vericite.engine.llm import LlamaCppLLM
+
+    return LlamaCppLLM(TINY_GGUF, n_ctx=512, n_threads=2)
+
+
+@pytest.fixture
+def llm(model):
+    """The shared model with the levers restored after each test."""
+    yield model
+    model.lazy_grammar, model.draft_tokens, model.reuse_prefix = True, 0, True
+    model.reset_cache()
+
+
+def run(llm, msgs, grammar, max_tokens, *, lazy: bool, draft: int = 0, reset: bool = True):
+    llm.lazy_grammar, llm.draft_tokens = lazy, draft
+    if reset:
+        llm.reset_cache()
+    return llm.chat(msgs, max_tokens=max_tokens, purpose="t", grammar=grammar)
+
+
+def same(a, b) -> bool:
+    return (a.text, a.finish_reason, a.completion_tokens, a.prompt_tokens) == \
+           (b.text, b.finish_reason, b.completion_tokens, b.prompt_tokens)
+
+
+@pytest.mark.parametrize("case", range(len(CASES)))
+def test_lazy_grammar_equals_full_grammar(llm, case):
+    msgs, grammar, max_tokens = CASES[case]
+    full = run(llm, msgs, grammar, max_tokens, lazy=False)
+    assert llm.last_call_stats == {}  # the reference went through llama-cpp-python's sampler chain
+    lazy = run(llm, msgs, grammar, max_tokens, lazy=True)
+    st = llm.last_call_stats
+    assert st["loop_calls"] == 1 and st["grammar_checks"] >= lazy.completion_tokens
+    assert same(lazy, full), (lazy, full)
+    assert lazy.prompt_tokens_computed == full.prompt_tokens_computed
+    assert lazy.prompt_eval_ms >= 0 and lazy.generation_ms >= 0 and lazy.wall_ms > 0
+
+
+def test_cases_cover_stop_cut_and_rejections(llm):
+    """The cases above include a stop, a max_tokens cut, and tokens the grammar rejected."""
+    finishes, full_masks = set(), 0
+    for msgs, grammar, max_tokens in CASES:
+        call = run(llm, msgs, grammar, max_tokens, lazy=True)
+        finishes.add(call.finish_reason)
+        full_masks += llm.last_call_stats["grammar_full"]
+    assert finishes == {"stop", "length"} and full_masks > 0
+
+
+def test_same_calls_in_sequence_reuse_the_same_prefixes(llm):
+    """KV prefix reuse across calls: both paths leave the same KV state, so a sequence of calls
+    gives the same texts and the same computed prompt tokens."""
+    out = {}
+    for lazy in (False, True):
+        llm.reset_cache()
+        out[lazy] = [run(llm, m, g, n, lazy=lazy, reset=False) for m, g, n in CASES[:5] + CASES[:2]]
+    for a, b in zip(out[False], out[True]):
+        assert same(a, b) and a.prompt_tokens_computed == b.prompt_tokens_computed
+    assert any(c.prompt_tokens_computed < c.prompt_tokens for c in out[True][5:])  # a prefix came from the cache
+
+
+def test_no_prefix_reuse_and_anchor_save(llm):
+    msgs, grammar, max_tokens = CASES[3]
+    llm.reuse_prefix = False
+    ref = run(llm, msgs, grammar, max_tokens, lazy=False)
+    a = run(llm, msgs, grammar, max_tokens, lazy=True, reset=False)
+    assert same(a, ref) and a.prompt_tokens_computed == a.prompt_tokens  # evaluated from scratch
+    llm.reuse_prefix, llm.anchor_min_tokens = True, 10
+    try:
+        llm.reset_cache()
+        b = run(llm, msgs, grammar, max_tokens, lazy=True, reset=False)
+        assert same(b, ref) and len(llm._anchors) == 1  # the own loop saves an anchor too
+    finally:
+        llm.anchor_min_tokens = 512
+
+
+@pytest.mark.parametrize("case", range(len(CASES)))
+def test_prompt_lookup_drafts_do_not_change_greedy_output(llm, case):
+    msgs, grammar, max_tokens = CASES[case]
+    ref = run(llm, msgs, grammar, max_tokens, lazy=True, draft=0)
+    for lazy in (True, False):
+        got = run(llm, msgs, grammar, max_tokens, lazy=lazy, draft=8)
+        assert same(got, ref), (lazy, got, ref)
+        assert llm.last_call_stats["loop_calls"] == 1
+
+
+def test_unconstrained_drafts_equal_the_library(llm):
+    msgs = [{"role": "user", "content": DOCS + " Repeat the documents."}]
+    ref = run(llm, msgs, None, 60, lazy=True, draft=0)
+    assert llm.last_call_stats == {}  # no grammar, no drafts: llama-cpp-python's own loop
+    got = run(llm, msgs, None, 60, lazy=True, draft=4)
+    assert same(got, ref) and llm.last_call_stats["grammar_checks"] == 0
+
+
+def test_accepted_and_rejected_drafts(llm, monkeypatch):
+    """An oracle drafter that guesses the reference continuation right, except every fifth token:
+    accepted drafts skip decoding steps, rejected ones are dropped from the KV cache, and the
+    text stays the reference's."""
+    msgs, grammar, max_tokens = CASES[0]
+    ref = run(llm, msgs, grammar, max_tokens, lazy=True)
+    prompt_len = ref.prompt_tokens
+    ref_toks = llm._llm.input_ids[prompt_len:llm._llm.n_tokens].tolist()  # the output but its last token
+    assert len(ref_toks) > 20
+
+    def oracle(drafter, tok, room):
+        done = llm._llm.n_tokens + 1 - prompt_len  # output tokens with tok
+        guess = ref_toks[done:done + min(room, 6)]
+        return [t if (done + i) % 5 else (t + 1) % 700 for i, t in enumerate(guess)]
+
+    monkeypatch.setattr(llm, "_draft", oracle)
+    got = run(llm, msgs, grammar, max_tokens, lazy=True, draft=6)
+    st = llm.last_call_stats
+    assert same(got, ref)
+    assert st["draft_accepted"] > 0 and st["draft_proposed"] > st["draft_accepted"]
+    monkeypatch.undo()
+    # the KV cache holds no dropped draft: the next call equals the library's after the same call
+    again = run(llm, msgs, YES_NO, 4, lazy=True, reset=False)
+    run(llm, msgs, grammar, max_tokens, lazy=False)
+    assert same(again, run(llm, msgs, YES_NO, 4, lazy=False, reset=False))
+
+
+def test_bad_settings(llm, model):
+    from vericite.engine.llm import LlamaCppLLM
+
+    with pytest.raises(ConfigError, match="parse the GBNF"):
+        llm.chat(CASES[0][0], max_tokens=4, purpose="t", grammar="root ::= (")
+    with pytest.raises(ConfigError, match="draft_tokens"):
+        LlamaCppLLM(TINY_GGUF, n_ctx=128, draft_tokens=-1)
+
+
+def test_chat_format_override_keeps_the_library_path():
+    """Messages under a chat_format override are rendered by llama-cpp-python, so the levers are
+    off there (the own loop needs the prompt's tokens)."""
+    from vericite.engine.llm import LlamaCppLLM
+
+    lm = LlamaCppLLM(TINY_GGUF, n_ctx=256, n_threads=2, chat_format="chatml", draft_tokens=4)
+    call = lm.chat([{"role": "user", "content": "Is it?"}], max_tokens=3, purpose="g", grammar=YES_NO)
+    assert call.text in {"Yes", "No"} and lm.last_call_stats == {}
+    lm.chat("Question: is it?\nAnswer:", max_tokens=3, purpose="g", grammar=YES_NO)
+    assert lm.last_call_stats["loop_calls"] == 1  # a plain prompt string is tokenised here
+
+
+# -- bench latency: the grammar's share per stage, vanilla, modes (no GGUF) -------------------------
+def test_bench_latency_grammar_rows_and_vanilla_summary():
+    from types import SimpleNamespace
+
+    from vericite.bench import latency as L
+    from vericite.engine.records import STAGES, LLMCall
+
+    def call(purpose, gen, wall, pe=10.0, gms=20.0, text="x"):
+        return LLMCall(purpose=purpose, prompt_tokens=100, prompt_tokens_computed=90, completion_tokens=gen,
+                       prompt_eval_ms=pe, generation_ms=gms, wall_ms=wall, finish_reason="stop", text=text)
+
+    class FakeLLM:
+        last_call_stats: dict = {}
+
+        def chat(self, messages, *, max_tokens, purpose, grammar=None):
+            self.last_call_stats = {"grammar_ms": 5.0, "draft_proposed": 3, "draft_accepted": 2} if grammar else {}
+            return call(purpose, 10, 50.0 if grammar else 35.0)
+
+    llm = FakeLLM()
+    log = L.CallLog(llm)
+    g = llm.chat([], max_tokens=5, purpose="answer", grammar="root ::= \"a\"")
+    u = llm.chat([], max_tokens=5, purpose="extract:1")
+    scored = call("gate:1", 0, 12.0, gms=0.0)
+    row = L._calls_row([g, u, scored], log)
+    assert row["grammar_calls"] == 1 and row["grammar_overhead_ms"] == 20.0 and row["grammar_ms"] == 5.0
+    assert row["other_overhead_ms"] == 5.0 and row["other_generated_tokens"] == 10  # the scored call is left out
+    assert row["draft_accepted"] == 2 and row["draft_proposed"] == 3
+    rates = L._with_rates(dict(row))
+    assert rates["grammar_tokens_per_s"] == 250.0 and rates["unconstrained_tokens_per_s"] == 400.0
+    assert L._calls_row([call("answer", 4, 30.0)], log)["grammar_ms"] is not None  # an unknown call: unconstrained
+
+    def stage(name, calls):
+        return SimpleNamespace(name=name, llm_calls=calls, wall_ms=100.0, prompt_tokens=100 * len(calls),
+                               completion_tokens=sum(c.completion_tokens for c in calls), nli_pairs=1, nli_ms=2.0)
+
+    pipe_row = {"wall_s": 4.0, "llm_busy_s": 3.0, "cache_hits": 0, "answer": "A [1].",
+                "stages": {s: L._stage_row(stage(s, [g, u] if s != "evidence" else [u]), log) for s in STAGES}}
+    items = [{"scheduled": pipe_row, "vanilla": {"wall_s": 2.0, "llm_busy_s": 2.0, "answer": "B [1].",
+                                                 "stages": {"answer": L._with_rates(dict(row))}}}]
+    s = L.summarise(items, ("scheduled", "vanilla"))
+    assert s["vericite_over_vanilla"] == 2.0 and s["speedup"] is None and s["identical_answers"] is None
+    assert s["per_stage"]["scheduled"]["answer"]["grammar_ms"] == 5.0
+    assert s["per_stage"]["vanilla"]["answer"]["grammar_tokens_per_s"] == 250.0
+    md = L.markdown(s, {"data": "d", "llm": "m", "llm_threads": 1, "nli": "n", "nli_threads": 1, "ep": "cpu",
+                        "prompts": "p", "lazy_grammar": True, "draft_tokens": 0})
+    assert "| vanilla | answer |" in md and "vericite_over_vanilla | 2.0" in md
+    assert L._modes("vanilla,reference") == ("reference", "vanilla")
+    with pytest.raises(Exception):
+        L._modes("fast")
