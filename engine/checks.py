@@ -57,6 +57,8 @@ class Claim:
     premise: str
     premises: tuple[str, ...] = ()
     rewritten: bool = False
+    #: (citations, premise) to try when the written citations do not carry it (``recite``)
+    alternatives: tuple[tuple[tuple[int, ...], str], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -77,13 +79,17 @@ class CheckBatch:
 
 
 def answer_claims(stage: str, text: str, documents: Sequence[Document], lang: str, *, final: bool,
-                  min_words: int = 0) -> list[Statement | Claim]:
+                  min_words: int = 0, recite: bool = False) -> list[Statement | Claim]:
     """Stage 1's statements or the final check's sentences: each checked against the joined text
     of the documents it cites.
 
     Stage 1 (``final=False``) drops fragments (fewer than ``min_words`` words), uncited and
     out-of-range sentences with a ``dropped:*`` verdict; the final check (``final=True``) reports
     uncited or out-of-range sentences as ``no_citation`` and keeps them.
+
+    ``recite``: each claim also carries alternatives to try when its citations do not carry it:
+    every other document alone, then its cited documents plus one other (a two-hop claim the LLM
+    cited with one document).
     """
     out: list[Statement | Claim] = []
     for sent in split_statements(text, lang):
@@ -100,7 +106,12 @@ def answer_claims(stage: str, text: str, documents: Sequence[Document], lang: st
         else:
             texts = tuple(documents[c - 1].text for c in cites)
             premise = "\n".join(texts)  # authors: texts joined by newlines
-            out.append(Claim(stage, clean, cites, sent, premise, texts if len(texts) > 1 else ()))
+            alts: tuple[tuple[tuple[int, ...], str], ...] = ()
+            if recite:
+                others = [j for j in range(1, len(documents) + 1) if j not in cites]
+                alts = tuple(((j,), documents[j - 1].text) for j in others) + tuple(
+                    ((*cites, j), "\n".join((*texts, documents[j - 1].text))) for j in others)
+            out.append(Claim(stage, clean, cites, sent, premise, texts if len(texts) > 1 else (), alternatives=alts))
     return out
 
 
@@ -165,10 +176,29 @@ class Verifier:
             if len(claim.premises) > 2:
                 out += [("\n".join(p for j, p in enumerate(claim.premises) if j != i), claim.text)
                         for i in range(len(claim.premises))]
-        return out
+        return out + [(premise, claim.text) for _, premise in claim.alternatives]
 
-    def _decide(self, claim: Claim, probs: Sequence[float]) -> tuple[float, tuple[int, ...], tuple[int, ...]]:
-        """(score, citations kept, citations removed) of one claim from its :meth:`pairs`' scores."""
+    def _decide(self, claim: Claim, probs: Sequence[float]) -> tuple[float, tuple[int, ...], tuple[int, ...],
+                                                                     tuple[int, ...]]:
+        """(score, citations, citations removed, citations added) of one claim from its
+        :meth:`pairs`' scores. When the written citations do not carry it, the best alternative
+        that does is taken (one other document alone first, then the cited ones plus one)."""
+        n_alt = len(claim.alternatives)
+        main = list(probs[:len(probs) - n_alt])
+        score, kept, removed = self._decide_written(claim, main)
+        if score >= self.threshold or not n_alt:
+            return score, kept, removed, ()
+        alts = list(zip(claim.alternatives, probs[len(main):]))
+        for group in ([a for a in alts if len(a[0][0]) == 1], [a for a in alts if len(a[0][0]) > 1]):
+            ok = [a for a in group if a[1] >= self.threshold]
+            if ok:
+                (cites, _), p = max(ok, key=lambda a: a[1])
+                return (float(p), cites, tuple(c for c in claim.citations if c not in cites),
+                        tuple(c for c in cites if c not in claim.citations))
+        return score, kept, removed, ()
+
+    def _decide_written(self, claim: Claim, probs: Sequence[float]) -> tuple[float, tuple[int, ...], tuple[int, ...]]:
+        """(score, citations kept, citations removed) of one claim on its written citations."""
         if len(probs) == 1:
             return float(probs[0]), claim.citations, ()
         n = len(claim.premises)
@@ -226,10 +256,10 @@ class Verifier:
                 out.append(x)
                 continue
             n = len(self.pairs(x))
-            p, kept, removed = self._decide(x, [float(v) for v in probs[at:at + n]])
+            p, kept, removed, added = self._decide(x, [float(v) for v in probs[at:at + n]])
             at += n
             g = grade(p, self.grade_bands, verbatim=is_verbatim(x.premise, x.text)) if self.grade_bands else None
             passed = p >= self.threshold or (self.lenient and g == 3)
             out.append(Statement(x.stage, x.text, kept, ok if passed else ko, round(p, 4), x.raw, g,
-                                 removed=removed, rewritten=x.rewritten))
+                                 removed=removed, rewritten=x.rewritten, recited=added))
         return out

@@ -206,7 +206,7 @@ class VeriCite:
                               purpose=R.ANSWER, grammar=self._cite_grammar(len(q.documents)))
             st.trace.llm_calls.append(call)
             items = answer_claims(R.ANSWER, call.text, q.documents, self._split_lang(q, call.text), final=False,
-                                  min_words=self.settings.min_statement_words)
+                                  min_words=self.settings.min_statement_words, recite=self.settings.recite)
             items = self.complete(q, items, st.trace, R.ANSWER)  # fragments -> full sentences with the question
             st.checks.append(self.verifier().submit(items, (R.KEPT, R.DROPPED_NLI), st.trace, q.timeline))
         st.trace.wall_ms = round(t.ms, 1)
@@ -403,14 +403,15 @@ class VeriCite:
         if not text:
             return [], text
         with q.timeline.span(None) as t:
-            items = answer_claims(R.REFINE, text, q.documents, self._split_lang(q, text), final=True)
+            items = answer_claims(R.REFINE, text, q.documents, self._split_lang(q, text), final=True,
+                                  recite=self.settings.recite)
             items = self.complete(q, items, refine.trace, R.REFINE, failed=R.UNSUPPORTED)
             batch = self.verifier().submit(items, (R.SUPPORTED, R.UNSUPPORTED), refine.trace, q.timeline)
             final = self.verifier().resolve(batch, refine.trace, q.timeline)
         refine.trace.wall_ms = round(refine.trace.wall_ms + t.ms, 1)
         out = []
         for s in final:
-            if s.verdict == R.SUPPORTED and (s.rewritten or s.removed) and s.raw in text:
+            if s.verdict == R.SUPPORTED and (s.rewritten or s.removed or s.recited) and s.raw in text:
                 raw = merge_adjacent(_with_citations(s))
                 text = text.replace(s.raw, raw, 1)
                 s = replace(s, raw=raw)

@@ -42,7 +42,8 @@ class Statement:
     ``partial`` lists the citations marked with an asterisk in the answer (lenient strictness);
     ``removed`` the citations the sentence was written with that did not carry it (removed from
     ``citations``); ``rewritten`` says ``text`` is the question-aware claim made from the fragment
-    in ``raw`` (:mod:`~vericite.engine.claims`).
+    in ``raw`` (:mod:`~vericite.engine.claims`); ``recited`` the citations added because the
+    written ones did not carry the sentence and these do (``recite``).
     """
 
     stage: str            # "answer" | "evidence" | "refine" (STAGES)
@@ -55,6 +56,7 @@ class Statement:
     partial: tuple[int, ...] = ()  # lenient strictness: citations that support it only partly, marked [N*]
     removed: tuple[int, ...] = ()  # citations removed: they did not carry the sentence (cite_each, ALCE's rule)
     rewritten: bool = False        # a fragment rewritten with the question: ``text`` is the full claim checked
+    recited: tuple[int, ...] = ()  # citations added: the written ones did not carry it, these do (recite)
 
 
 @dataclass(frozen=True)

@@ -138,6 +138,10 @@ class Settings:
     cite_each: bool = setting(True, "a sentence citing several documents is also scored against each alone: it passes "
                                     "if the joint or one alone entails it, and a citation that does not carry it is "
                                     "removed (ALCE's precision rule)", kind="bool", flag=True)
+    recite: bool = setting(False, "a stage-1 or final sentence its citations do not carry is checked against each other "
+                                  "document alone, then its cited ones plus one other, and kept with the citations "
+                                  "that carry it (a wrong number, a two-hop claim cited with one document)",
+                           kind="bool", flag=True)
     backbone: bool = setting(True, "keep stage 1's verified statements in the answer: one the refinement dropped "
                                    "(its answer words missing from the final text) is put back, checked",
                              kind="bool", flag=True)

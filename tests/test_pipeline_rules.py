@@ -439,3 +439,23 @@ def test_linked_pairs_share_a_name_the_question_lacks():
     # 1 and 3 share only "Counterparts", which the question names: not a bridge
     assert linked_pairs("When was the producer of Counterparts born?", docs) == [(1, 2)]
     assert linked_pairs("Who produced it?", docs, limit=1) == [(1, 2)]
+
+
+def test_recite_moves_a_wrong_citation_and_adds_the_second_hop(checker):
+    docs = [Document("Sherwood", "Lyman Sherwood was born in Hoosick."),
+            Document("Keith Moon", "Keith Moon played drums for The Who."),
+            Document("Hoosick", "Hoosick is a town in Rensselaer County.")]
+    q = "In what county was Lyman Sherwood born?"
+    replies = {"answer": "Keith Moon played drums for The Who [1]. "
+                         "Lyman Sherwood was born in Hoosick in Rensselaer County [1].",
+               "gate": "No",
+               "refine": "Keith Moon played drums for The Who [2]. "
+                         "Lyman Sherwood was born in Hoosick in Rensselaer County [1][3]."}
+    _, res = answer_with(checker, replies, docs=docs, question=q, claim_words=0, recite=True)
+    s1 = res.stages[0].statements
+    # document 2 alone carries the first (the LLM wrote [1]); documents 1 and 3 together carry the second
+    assert [(s.verdict, s.citations, s.removed, s.recited) for s in s1] == \
+        [(R.KEPT, (2,), (1,), (2,)), (R.KEPT, (1, 3), (), (3,))]
+    assert res.answer == "Keith Moon played drums for The Who [2]. Lyman Sherwood was born in Hoosick in Rensselaer County [1, 3]."
+    _, off = answer_with(checker, replies, docs=docs, question=q, claim_words=0)
+    assert [s.verdict for s in off.stages[0].statements] == [R.DROPPED_NLI, R.DROPPED_NLI]
