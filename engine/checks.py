@@ -208,12 +208,24 @@ class Verifier:
         t = self.threshold
         if score < t:
             return score, claim.citations, ()
-        removed = tuple(c for c, a, w in zip(claim.citations, alone, without) if a < t and w >= t)
-        kept = tuple(c for c in claim.citations if c not in removed)
-        if not kept:  # never remove every citation: keep the one that carries it best alone
-            best = claim.citations[max(range(n), key=lambda i: alone[i])]
-            kept, removed = (best,), tuple(c for c in claim.citations if c != best)
-        return score, kept, removed
+        # ALCE's rule, applied so that what is kept is known to carry the sentence: one citation
+        # removed when the others entail without it (the best such), then, from three, a second
+        # one when the last left entails alone. Judged one by one, ALCE's rule can remove every
+        # citation a joint claim needs.
+        cites = list(claim.citations)
+        alone_of = dict(zip(cites, alone))
+        kept, kept_score = list(cites), joint if joint >= t else max(alone)
+        drop = [i for i in range(n) if alone[i] < t and without[i] >= t]
+        if drop:
+            i = max(drop, key=lambda k: without[k])
+            kept.remove(cites[i])
+            kept_score = without[i]
+            if len(kept) == 2:
+                a, b = kept
+                if alone_of[a] < t <= alone_of[b] or alone_of[b] < t <= alone_of[a]:
+                    kept = [a if alone_of[a] >= t else b]
+                    kept_score = alone_of[kept[0]]
+        return kept_score, tuple(kept), tuple(c for c in cites if c not in kept)
 
     def submit(self, items: Sequence[Statement | Claim], verdicts: tuple[str, str], trace: StageTrace,
                timeline: Timeline) -> CheckBatch:

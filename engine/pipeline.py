@@ -318,6 +318,12 @@ class VeriCite:
         q.warnings.append(f"no final sentence passed the final check; the answer is the {len(verified)} verified "
                           "sentences themselves")
         final, refine.text = self._check_final(q, refine, refine.text)
+        failed = [s for s in final if s.verdict != R.SUPPORTED]
+        if failed:  # strict holds for the fallback too (a sentence can read differently once split again)
+            final = [s for s in final if s.verdict == R.SUPPORTED]
+            refine.text = " ".join(s.raw for s in final)
+            refine.trace.notes.append(f"strict: removed {len(failed)} verified sentence(s) that failed as final "
+                                      f"sentences: {[s.raw for s in failed]}")
         return final
 
     def keep_backbone(self, q: Question, answer: Stage, refine: Stage, final: list[Statement]) -> list[Statement]:

@@ -459,3 +459,15 @@ def test_recite_moves_a_wrong_citation_and_adds_the_second_hop(checker):
     assert res.answer == "Keith Moon played drums for The Who [2]. Lyman Sherwood was born in Hoosick in Rensselaer County [1, 3]."
     _, off = answer_with(checker, replies, docs=docs, question=q, claim_words=0)
     assert [s.verdict for s in off.stages[0].statements] == [R.DROPPED_NLI, R.DROPPED_NLI]
+
+
+def test_citations_a_joint_claim_needs_are_never_all_removed(checker):
+    # every pair of the three documents entails the sentence, no single one does: ALCE's rule judged
+    # citation by citation would remove all three; one is removed, the two kept still carry it
+    docs = [Document("a", "Rush is a band."), Document("b", "Rush is from Toronto."),
+            Document("c", "A band from Toronto.")]
+    replies = {"answer": "Rush is a band from Toronto [1][2][3].", "gate": "No",
+               "refine": "Rush is a band from Toronto [2][3]."}
+    _, res = answer_with(checker, replies, docs=docs, question="What is Rush?", claim_words=0, backbone=False)
+    s = res.stages[0].statements[0]
+    assert (s.verdict, s.citations, s.removed, s.score) == (R.KEPT, (2, 3), (1,), 1.0)
