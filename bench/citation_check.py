@@ -340,6 +340,7 @@ class CitationCheck:
         """All sections at ``threshold``. Returns the report dict (see module docstring)."""
         t0 = time.perf_counter()
         rep: dict[str, Any] = {"threshold": threshold}
+        stats0 = dict(getattr(checker, "stats", None) or {})
 
         def lab(rows: list[dict]) -> np.ndarray:
             return np.array([r["label"] == "entailment" for r in rows])
@@ -422,6 +423,13 @@ class CitationCheck:
             "demo_en_passed": int(((demo_en >= t) == demo_exp).sum()),
         } for t in (0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9)]
         rep["seconds"] = round(time.perf_counter() - t0, 1)
+        stats = getattr(checker, "stats", None) or {}
+        if "windows" in stats:  # the ONNX checkers: rows run per pair (premise windows x hypothesis parts)
+            n = stats["pairs"] - stats0.get("pairs", 0)
+            rows = stats["windows"] - stats0.get("windows", 0)
+            rep["speed"] = {"pairs": n, "windows": rows, "windows_per_pair": round(rows / max(n, 1), 2),
+                            "pairs_per_s": round(n / max(rep["seconds"], 1e-9), 1),
+                            "split_hypotheses": stats.get("split_hypotheses", 0) - stats0.get("split_hypotheses", 0)}
         return rep
 
     def calibrate(self, checker: OnnxCrossEncoder, target_precision: float) -> dict[str, Any]:
@@ -506,20 +514,25 @@ def load(args: argparse.Namespace) -> tuple[OnnxCrossEncoder, float, dict[str, A
         man = json.loads((d / "manifest.json").read_text()) if (d / "manifest.json").is_file() else {}
         checker = OnnxCrossEncoder(d / "model.onnx", d / "tokenizer.json", max_length=man.get("max_length", 320),
                                    entailment_index=man.get("entailment_index", 1), intra_op_threads=threads,
-                                   premise_window=args.premise_window or None, name=d.name)
+                                   premise_window=args.premise_window or None,
+                                   sentence_window=args.sentence_window or 0, name=d.name)
         cal = d / "calibration.json"
         thr = args.threshold if args.threshold is not None else (
             json.loads(cal.read_text())["threshold"] if cal.is_file() else 0.5)
         stamp = {"model": d.name, "path": str(d), "onnx_sha256": sha256_file(d / "model.onnx"),
-                 "premise_window": checker.premise_window, "max_length": checker.max_length}
+                 "premise_window": checker.premise_window, "sentence_window": checker.sentence_window,
+                 "max_length": checker.max_length}
     else:
         spec = Registry.load(args.models).get(args.nli, "nli")
         checker = load_checker(spec, intra_op_threads=threads)
         if args.premise_window is not None:
             checker.premise_window = args.premise_window or None
+        if args.sentence_window is not None:
+            checker.sentence_window = args.sentence_window
         thr = args.threshold if args.threshold is not None else spec.threshold
         stamp = {"model": spec.name, "path": str(model_path(spec)), "onnx_sha256": spec.sha256,
-                 "premise_window": checker.premise_window, "max_length": checker.max_length}
+                 "premise_window": checker.premise_window, "sentence_window": checker.sentence_window,
+                 "max_length": checker.max_length}
     return checker, float(thr), stamp
 
 
@@ -542,6 +555,8 @@ def _table(rep: dict[str, Any]) -> str:
              f"| demo (ru): 2000 / 2001 scores, categories accepted | {d['ru']['year_2000']:.3f} / "
              f"{d['ru']['year_2001']:.3f}, {d['ru']['categories_ok']}/{d['ru']['categories']} |",
              f"| XNLI-ru binary acc @0.5 / @t (n={rep['xnli_ru']['n']}) | {rep['xnli_ru']['acc@0.5']:.3f} / {rep['xnli_ru']['acc@t']:.3f} |",
+             *([f"| windows per pair, pairs/s (sentence_window={rep['stamp'].get('sentence_window')}) | "
+                f"{rep['speed']['windows_per_pair']}, {rep['speed']['pairs_per_s']} |"] if "speed" in rep else []),
              "", "swap rejection by kind (HotpotQA / SNLI):", "| kind | HotpotQA | SNLI |", "|---|---|---|"]
     kinds = sorted(set(sw["hotpotqa"]) | set(sw["snli"]) - {"all"})
     for k in kinds:
@@ -567,6 +582,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--model-dir", help="an exported folder (model.onnx, tokenizer.json, manifest.json) instead of --nli")
     ap.add_argument("--threshold", type=float, help="accept threshold (default: registry / calibration.json / 0.5)")
     ap.add_argument("--premise-window", type=int, help="premise tokens per window (default: registry's; 128 for --model-dir)")
+    ap.add_argument("--sentence-window", type=int, help="also score windows of 1..K consecutive premise sentences "
+                                                        "(0 = off; default: registry's sentence_window, 0 for --model-dir)")
     ap.add_argument("--shared", default=str(SHARED))
     ap.add_argument("--n-snli", type=int, default=2000)
     ap.add_argument("--n-xnli", type=int, default=1000)

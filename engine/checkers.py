@@ -42,4 +42,5 @@ def load_checker(spec: ModelSpec, **kwargs):
     if tok is None:
         raise ConfigError(f"model {spec.name!r}: cross-encoder needs 'tokenizer' (a tokenizer.json path)")
     return OnnxCrossEncoder(path, tok, max_length=spec.max_length, entailment_index=spec.entailment_index,
-                            premise_window=spec.premise_window, name=spec.name, file_sha256=spec.sha256, **kwargs)
+                            premise_window=spec.premise_window, sentence_window=spec.sentence_window, name=spec.name,
+                            file_sha256=spec.sha256, **kwargs)

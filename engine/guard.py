@@ -87,10 +87,14 @@ class NumberGuard:
     def __init__(self, checker):
         self.checker = checker
         self.name = f"{checker.name}+number-guard"
-        if hasattr(checker, "cache_id"):
-            self.cache_id = f"{checker.cache_id}+number-guard"
 
-    _OWN = ("checker", "name", "cache_id")
+    _OWN = ("checker", "name")
+
+    @property
+    def cache_id(self) -> str:
+        """The wrapped checker's cache id + "+number-guard" (read each time: it follows settings such
+        as ``sentence_window`` changed on the checker); AttributeError when the checker has none."""
+        return f"{self.checker.cache_id}+number-guard"
 
     def __getattr__(self, name: str):
         return getattr(self.checker, name)

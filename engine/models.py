@@ -36,7 +36,7 @@ _INPUT_FORMATS = {"cross-encoder", "t5-true"}
 _MODEL_KEYS = {
     "role", "format", "source", "file", "sha256", "size", "context", "packages", "parts", "path",
     "tokenizer", "hf_repo", "hf_file", "input_format", "max_length", "entailment_index",
-    "licence", "description", "premise_window", "number_guard", "build", "chat_format",
+    "licence", "description", "premise_window", "sentence_window", "number_guard", "build", "chat_format",
     # format = "openai" (an LLM behind an OpenAI-compatible server; engine/openai_llm.py)
     "base_url", "model", "server", "tokenizer_gguf", "timeout", "retries", "n_probs", "api_key_env",
 }
@@ -68,6 +68,7 @@ class ModelSpec:
     max_length: int = 320              # NLI: tokens per pair
     entailment_index: int = 1          # NLI: logit index of "entailment"
     premise_window: int | None = None  # NLI: premise tokens per window (long premises: max over windows)
+    sentence_window: int = 0           # NLI: also windows of 1..K consecutive premise sentences (0 = off)
     number_guard: bool = False         # NLI: reject hypotheses with numbers the premise lacks (engine/guard.py)
     build: str = ""                    # source = "path", not in the repository: how to make the file
     # format = "openai": the LLM runs behind an OpenAI-compatible server (engine/openai_llm.py)
@@ -220,6 +221,11 @@ def _parse_spec(name: str, raw: dict, path: Path) -> ModelSpec:
         fmt = raw.get("input_format")
         if fmt not in _INPUT_FORMATS:
             raise ConfigError(f"{where}: input_format = {fmt!r}, expected one of {sorted(_INPUT_FORMATS)}")
+    elif "sentence_window" in raw:
+        raise ConfigError(f"{where}: sentence_window is a key of role = 'nli' entries")
+    k = raw.get("sentence_window", 0)
+    if not isinstance(k, int) or isinstance(k, bool) or k < 0:
+        raise ConfigError(f"{where}: sentence_window = {k!r} must be a whole number >= 0 (0 = off)")
     profile = S.parse_profile(raw, raw["role"], where)
     kw = {k: v for k, v in raw.items() if k in _MODEL_KEYS}
     kw["sha256"] = sha

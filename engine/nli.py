@@ -2,7 +2,8 @@
 
 ``scores(pairs) -> P(entailment)``, float32, shape [n]. Pairs are tokenized with the model's
 tokenizer.json (the `tokenizers` library, no transformers) as ``[CLS] premise [SEP] hypothesis
-[SEP]``; batching and premise windows (max over windows) come from
+[SEP]``; batching, premise windows (token and sentence windows, max over windows) and long
+hypotheses (split into parts, min over parts) come from
 :class:`~vericite.engine.onnx_scorer.OnnxPairScorer`.
 """
 from __future__ import annotations
@@ -13,7 +14,7 @@ from pathlib import Path
 import numpy as np
 
 from .batching import DEFAULT_BATCH_TOKENS, DEFAULT_MAX_BATCH
-from .onnx_scorer import OnnxPairScorer, premise_windows
+from .onnx_scorer import OnnxPairScorer, window_ids
 
 
 class OnnxCrossEncoder(OnnxPairScorer):
@@ -31,28 +32,48 @@ class OnnxCrossEncoder(OnnxPairScorer):
         premise_window: premise tokens per window (default: all that fit ``max_length``); a small
             checker trained on short premises loses the fact in a long one, so shorter windows
             (max over windows) can be more accurate.
+        sentence_window: K: also score the premise in every window of 1..K consecutive sentences
+            (0 = token windows only); see :mod:`~vericite.engine.onnx_scorer`.
         name: a label for traces.
         file_sha256: the model file's sha256 (for :attr:`cache_id`; default: its path).
 
+    A hypothesis longer than ``max_length // 2`` tokens is split into sentences (then clauses,
+    then chunks) scored one by one, min over them (:meth:`~OnnxPairScorer.hypothesis_parts`).
+
     Raises:
         ModelFileError: a file is missing or ONNX Runtime cannot load it.
+        ValueError: ``sentence_window`` < 0.
     """
 
     def __init__(self, model_path: str | Path, tokenizer_path: str | Path, *, max_length: int = 320,
                  entailment_index: int = 1, batch_size: int = DEFAULT_MAX_BATCH,
                  batch_tokens: int = DEFAULT_BATCH_TOKENS, providers: Sequence[str] | None = None,
-                 intra_op_threads: int | None = None, premise_window: int | None = None, name: str = "",
-                 file_sha256: str = ""):
+                 intra_op_threads: int | None = None, premise_window: int | None = None,
+                 sentence_window: int = 0, name: str = "", file_sha256: str = ""):
+        if sentence_window < 0:
+            raise ValueError(f"sentence_window must be >= 0, got {sentence_window}")
         super().__init__(model_path, tokenizer_path, batch_tokens=batch_tokens, max_batch=batch_size,
                          providers=providers, intra_op_threads=intra_op_threads, name=name)
         self.max_length = max_length
         self.premise_window = premise_window
+        self.sentence_window = sentence_window
         self.entailment_index = entailment_index
+        self._file_id = file_sha256 or str(Path(model_path).resolve())
         self._cls = self._special(("[CLS]", "<s>"), 101)
         self._sep = self._special(("[SEP]", "</s>"), 102)
-        #: identifies this model and every setting that changes a score (premise-hypothesis cache key)
-        self.cache_id = (f"cross-encoder|{self.name}|{file_sha256 or Path(model_path).resolve()}|"
-                         f"max_length={max_length}|window={premise_window}|entail={entailment_index}")
+
+    @property
+    def cache_id(self) -> str:
+        """Identifies this model and every setting that changes a score (premise-hypothesis cache
+        key); follows later changes of ``premise_window`` / ``sentence_window``."""
+        return (f"cross-encoder|{self.name}|{self._file_id}|max_length={self.max_length}|"
+                f"window={self.premise_window}|sentences={self.sentence_window}|hyp=split|"
+                f"entail={self.entailment_index}")
+
+    @property
+    def hypothesis_limit(self) -> int:
+        """Tokens per hypothesis part: half the row (a long hypothesis must not eat the premise window)."""
+        return self.max_length // 2
 
     @property
     def batch_size(self) -> int:
@@ -68,14 +89,14 @@ class OnnxCrossEncoder(OnnxPairScorer):
                 return i
         return default
 
-    def encode(self, premise: str, hypothesis: str) -> list[dict[str, list[int]]]:
-        """Rows ``[CLS] window [SEP] hypothesis [SEP]`` with type ids 0 / 1, one per premise window."""
-        hyp = self.ids(hypothesis)[: self.max_length // 2]  # a pathological hypothesis must not eat the window
+    def encode_part(self, premise: str, hyp: list[int]) -> list[dict[str, list[int]]]:
+        """Rows ``[CLS] window [SEP] hyp [SEP]`` with type ids 0 / 1, one per premise window (token
+        windows, then sentence windows); ``hyp``: at most :attr:`hypothesis_limit` token ids."""
         budget = self.max_length - len(hyp) - 3
         if self.premise_window:
             budget = min(budget, self.premise_window)
         rows = []
-        for w in premise_windows(self.ids(premise), budget):
+        for w in window_ids(premise, self.ids, budget, self.sentence_window):
             ids = [self._cls, *w, self._sep, *hyp, self._sep]
             rows.append({"input_ids": ids, "attention_mask": [1] * len(ids),
                          "token_type_ids": [0] * (len(w) + 2) + [1] * (len(hyp) + 1)})

@@ -8,8 +8,9 @@ vocabulary, so scoring needs no generation loop and no torch/transformers at run
 
 This module owns the run-time side: building the token ids exactly as the Hugging Face
 tokenizer would for the joined text (checked at export on the parity pairs), splitting long
-premises into half-overlapping windows (max over windows, as :mod:`vericite.engine.nli`), length-
-bucketed batching, and checking the external weight file (``model.onnx.data``) that large
+premises into half-overlapping token windows and (``sentence_window``) sentence windows, max over
+windows, and long hypotheses into parts, min over parts (both shared with :mod:`vericite.engine.nli`
+through :mod:`vericite.engine.onnx_scorer`), length-bucketed batching, and checking the external weight file (``model.onnx.data``) that large
 exports carry next to ``model.onnx``.
 """
 from __future__ import annotations
@@ -25,7 +26,7 @@ import numpy as np
 from .batching import DEFAULT_BATCH_TOKENS, DEFAULT_MAX_BATCH
 from .errors import ConfigError, ModelFileError
 from .models import ModelSpec, tokenizer_path, verify, verify_file
-from .onnx_scorer import OnnxPairScorer, premise_windows
+from .onnx_scorer import OnnxPairScorer, window_ids
 
 log = logging.getLogger(__name__)
 
@@ -60,14 +61,18 @@ class TrueInputEncoder:
         template: text with ``{premise}`` before ``{hypothesis}``.
         max_length: tokens per row, ``</s>`` included.
         premise_window: premise tokens per window (default: all that fit ``max_length``).
+        sentence_window: K: also every window of 1..K consecutive premise sentences (0 = off).
 
     Raises:
         ModelFileError: the tokenizer has no ``</s>`` token.
         ConfigError: the template lacks ``{premise}`` or ``{hypothesis}`` or has them in the other order.
+        ValueError: ``sentence_window`` < 0.
     """
 
     def __init__(self, tokenizer: Any, *, template: str = TRUE_TEMPLATE, max_length: int = DEFAULT_MAX_LENGTH,
-                 premise_window: int | None = None):
+                 premise_window: int | None = None, sentence_window: int = 0):
+        if sentence_window < 0:
+            raise ValueError(f"sentence_window must be >= 0, got {sentence_window}")
         ip, ih = template.find("{premise}"), template.find("{hypothesis}")
         if ip < 0 or ih < 0 or ih < ip:
             raise ConfigError(f"T5 input template {template!r} needs {{premise}} before {{hypothesis}}")
@@ -80,27 +85,50 @@ class TrueInputEncoder:
         self._prefix, self._middle, self._suffix = (self._ids(s.strip()) for s in pieces)
         self.max_length = max_length
         self.premise_window = premise_window
+        self.sentence_window = sentence_window
 
     def _ids(self, text: str) -> list[int]:
         return self._tok.encode(text, add_special_tokens=False).ids if text else []
 
-    def windows(self, premise: str, hypothesis: str) -> list[list[int]]:
-        """Rows of token ids (``</s>`` included) for one pair: one per premise window.
+    def field_ids(self, text: str) -> list[int]:
+        """Token ids of a premise or hypothesis field (stripped: in the joined text, spaces around a
+        field merge with the template's own space, as T5's normaliser collapses runs of spaces, but
+        alone they would become extra "▁" pieces)."""
+        return self._ids(text.strip())
 
-        The hypothesis is cut to ``max_length // 2`` tokens (a pathological hypothesis must not
-        eat the window); the premise is cut to :data:`~vericite.engine.nli.MAX_PREMISE_TOKENS`, then
-        split into windows of ``min(premise_window, what fits)`` tokens that overlap by half, as
-        :class:`~vericite.engine.nli.OnnxCrossEncoder` does.
+    @property
+    def hypothesis_limit(self) -> int:
+        """Tokens per hypothesis part: half the row (a long hypothesis must not eat the premise window)."""
+        return self.max_length // 2
+
+    def rows(self, premise: str, hyp: list[int]) -> list[list[int]]:
+        """Rows of token ids (``</s>`` included) for a premise and one hypothesis part (token ids, at
+        most :attr:`hypothesis_limit`): one per premise window.
+
+        The premise is cut to :data:`~vericite.engine.onnx_scorer.MAX_PREMISE_TOKENS`, then split into
+        windows of ``min(premise_window, what fits)`` tokens that overlap by half, plus its sentence
+        windows when ``sentence_window`` > 0, as :class:`~vericite.engine.nli.OnnxCrossEncoder` does.
         """
-        # stripped: in the joined text, spaces around a field merge with the template's own space
-        # (T5's normaliser collapses runs of spaces), but alone they would become extra "▁" pieces
-        hyp = self._ids(hypothesis.strip())[: self.max_length // 2]
         fixed = len(self._prefix) + len(self._middle) + len(self._suffix) + len(hyp) + 1
         budget = max(1, self.max_length - fixed)
         if self.premise_window:
             budget = min(budget, self.premise_window)
         tail = [*self._middle, *hyp, *self._suffix, self.eos_id]
-        return [[*self._prefix, *w, *tail] for w in premise_windows(self._ids(premise.strip()), budget)]
+        return [[*self._prefix, *w, *tail] for w in window_ids(premise, self.field_ids, budget, self.sentence_window)]
+
+    def windows(self, premise: str, hypothesis: str) -> list[list[int]]:
+        """Rows of token ids (``</s>`` included) for one pair with a hypothesis that fits (at most
+        :attr:`hypothesis_limit` tokens): one per premise window (:meth:`rows`).
+
+        Raises:
+            ValueError: the hypothesis is longer than :attr:`hypothesis_limit` (it is never cut:
+                :meth:`OnnxT5Checker.scores` splits it into parts, min over parts).
+        """
+        hyp = self.field_ids(hypothesis)
+        if len(hyp) > self.hypothesis_limit:
+            raise ValueError(f"hypothesis of {len(hyp)} tokens is longer than {self.hypothesis_limit}; "
+                             "score it with OnnxT5Checker.scores, which splits it into parts")
+        return self.rows(premise, hyp)
 
 
 def check_external_data(model_path: str | Path, manifest: dict | None = None) -> list[Path]:
@@ -146,6 +174,7 @@ class OnnxT5Checker(OnnxPairScorer):
         tokenizer_path: the model's tokenizer.json.
         max_length: tokens per row (premise window + template + hypothesis + ``</s>``).
         premise_window: premise tokens per window (default: all that fit ``max_length``).
+        sentence_window: K: also score every window of 1..K consecutive premise sentences (0 = off).
         batch_tokens: padded-token budget per ONNX Runtime call, rows x longest row.
         max_batch: at most this many rows per call.
         providers: execution providers in order of preference (default CUDA, then CPU).
@@ -154,8 +183,8 @@ class OnnxT5Checker(OnnxPairScorer):
         file_sha256: the model file's sha256 (for :attr:`cache_id`; default: its path).
 
     Attributes:
-        name, ep (the execution provider in use), stats (``pairs``, ``windows``, ``batches``, ``ms``),
-        cache_id (changes whenever scores would).
+        name, ep (the execution provider in use), stats (``pairs``, ``windows``, ``split_hypotheses``,
+        ``batches``, ``ms``), cache_id (changes whenever scores would).
 
     Raises:
         ModelFileError: a file is missing, an external weights file is missing or corrupt, ONNX
@@ -164,9 +193,10 @@ class OnnxT5Checker(OnnxPairScorer):
     """
 
     def __init__(self, model_path: str | Path, tokenizer_path: str | Path, *, max_length: int = DEFAULT_MAX_LENGTH,
-                 premise_window: int | None = None, batch_tokens: int = DEFAULT_BATCH_TOKENS,
-                 max_batch: int = DEFAULT_MAX_BATCH, providers: Sequence[str] | None = None,
-                 intra_op_threads: int | None = None, name: str = "", file_sha256: str = ""):
+                 premise_window: int | None = None, sentence_window: int = 0,
+                 batch_tokens: int = DEFAULT_BATCH_TOKENS, max_batch: int = DEFAULT_MAX_BATCH,
+                 providers: Sequence[str] | None = None, intra_op_threads: int | None = None, name: str = "",
+                 file_sha256: str = ""):
         model_path = Path(model_path)
         manifest = _read_manifest(model_path) if model_path.is_file() else None
         if manifest is not None:
@@ -178,13 +208,19 @@ class OnnxT5Checker(OnnxPairScorer):
             raise ModelFileError(f"{model_path} is not a T5 TRUE-style export (outputs {outputs}, expected "
                                  f"{OUTPUT_NAME!r}); export it with `vericite export nli`")
         template = (manifest or {}).get("input_format", TRUE_TEMPLATE)
-        self.encoder = TrueInputEncoder(self._tok, template=template, max_length=max_length, premise_window=premise_window)
+        self.encoder = TrueInputEncoder(self._tok, template=template, max_length=max_length,
+                                        premise_window=premise_window, sentence_window=sentence_window)
         self.pad_id = int((manifest or {}).get("pad_token_id", self._tok.token_to_id("<pad>") or 0))
         self.pad_values = {"input_ids": self.pad_id}
         self.max_length = max_length
-        #: identifies this model and every setting that changes a score (premise-hypothesis cache key)
-        self.cache_id = (f"t5-true|{self.name}|{file_sha256 or model_path.resolve()}|"
-                         f"max_length={max_length}|window={premise_window}")
+        self._file_id = file_sha256 or str(model_path.resolve())
+
+    @property
+    def cache_id(self) -> str:
+        """Identifies this model and every setting that changes a score (premise-hypothesis cache
+        key); follows later changes of ``premise_window`` / ``sentence_window``."""
+        return (f"t5-true|{self.name}|{self._file_id}|max_length={self.max_length}|"
+                f"window={self.premise_window}|sentences={self.sentence_window}|hyp=split")
 
     @property
     def premise_window(self) -> int | None:
@@ -195,9 +231,27 @@ class OnnxT5Checker(OnnxPairScorer):
     def premise_window(self, value: int | None) -> None:
         self.encoder.premise_window = value
 
-    def encode(self, premise: str, hypothesis: str) -> list[dict[str, list[int]]]:
+    @property
+    def sentence_window(self) -> int:
+        """K of the sentence windows (0: off); settable, as on the cross-encoder."""
+        return self.encoder.sentence_window
+
+    @sentence_window.setter
+    def sentence_window(self, value: int) -> None:
+        self.encoder.sentence_window = value
+
+    @property
+    def hypothesis_limit(self) -> int:
+        """Tokens per hypothesis part (the encoder's: half the row)."""
+        return self.encoder.hypothesis_limit
+
+    def hypothesis_ids(self, text: str) -> list[int]:
+        """A hypothesis field's token ids, as the encoder writes them into a row."""
+        return self.encoder.field_ids(text)
+
+    def encode_part(self, premise: str, hyp: list[int]) -> list[dict[str, list[int]]]:
         """Rows of the TRUE template's token ids (``</s>`` included), one per premise window."""
-        return [{"input_ids": ids, "attention_mask": [1] * len(ids)} for ids in self.encoder.windows(premise, hypothesis)]
+        return [{"input_ids": ids, "attention_mask": [1] * len(ids)} for ids in self.encoder.rows(premise, hyp)]
 
     def run_batch(self, feeds: dict[str, np.ndarray]) -> np.ndarray:
         """P("1") per row: the graph's ``p_true`` output."""
@@ -242,5 +296,5 @@ def load_t5_checker(spec: ModelSpec, **kwargs) -> OnnxT5Checker:
                              f"(sha256 {manifest['onnx']['sha256']}); re-export with `vericite export nli`")
     tok = tokenizer_path(spec) or path.parent / "tokenizer.json"
     kwargs.setdefault("max_length", spec.max_length)
-    return OnnxT5Checker(path, tok, premise_window=spec.premise_window, name=spec.name,
-                         file_sha256=spec.sha256, **kwargs)
+    return OnnxT5Checker(path, tok, premise_window=spec.premise_window, sentence_window=spec.sentence_window,
+                         name=spec.name, file_sha256=spec.sha256, **kwargs)

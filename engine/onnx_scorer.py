@@ -1,17 +1,36 @@
 """The ONNX Runtime pair scorer under both checker families (cross-encoders and T5 TRUE-style).
 
 :class:`OnnxPairScorer` owns what they share: the session (its feeds chosen from the model's own
-input names), the tokenizer, premise windows, length-bucketed batches under a token budget, the
-max over a pair's windows, and statistics. A family supplies how one pair becomes rows of token
-ids (:meth:`OnnxPairScorer.encode`) and how one batch becomes probabilities
+input names), the tokenizer, premise windows, long-hypothesis parts, length-bucketed batches under a
+token budget, the max over a pair's windows, the min over its hypothesis parts, and statistics. A
+family supplies how a (premise, hypothesis part) becomes rows of token ids
+(:meth:`OnnxPairScorer.encode_part`) and how one batch becomes probabilities
 (:meth:`OnnxPairScorer.run_batch`).
+
+Premise windows (:func:`plan_premise_windows`) are of two kinds, and a pair's score is the max over
+all of them:
+
+- token windows: ``budget`` tokens overlapping by half (:func:`premise_windows`);
+- sentence windows (``sentence_window`` = K > 0): every run of 1..K consecutive sentences
+  (:func:`sentence_windows`). Why: a small checker scores a one-sentence paraphrase far lower once
+  unrelated sentences share its window (the MiniLM checker on a paraphrase of the last sentence of
+  a 560-token document: 0.28 in 128-token windows, 0.89 with K = 2, tests/test_premise_windows.py),
+  so each sentence, and each sentence with its neighbours (for "It ..."), is also scored on its
+  own. The cost: rows per pair grow with the premise's sentences (K x sentences, at most
+  :data:`MAX_SENTENCE_WINDOWS` more), but sentence rows are short.
+
+A hypothesis longer than the family's part limit is never cut: it is split into sentences (a
+sentence still too long into clause and then token chunks, :func:`split_hypothesis`), each part is
+scored against the premise, and the pair's score is the min over parts: every part must be entailed.
 """
 from __future__ import annotations
 
 import logging
 import os
+import re
 import time
 from collections.abc import Callable, Sequence
+from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
@@ -24,6 +43,18 @@ log = logging.getLogger(__name__)
 #: Premises are cut to this many tokens before windowing (a huge document must not cost
 #: thousands of windows; the LLM never sees more than its context of it anyway).
 MAX_PREMISE_TOKENS = 8192
+#: Sentence windows per pair at most (40 sentences with K = 2 make 79): beyond it the widest are
+#: dropped first, then the single sentences past the cap (logged once per process).
+MAX_SENTENCE_WINDOWS = 64
+
+_logged: set[str] = set()  # messages logged once per process
+
+
+def _log_once(key: str, msg: str, *args) -> None:
+    """``msg`` at INFO the first time ``key`` is seen, at DEBUG afterwards."""
+    level = logging.DEBUG if key in _logged else logging.INFO
+    _logged.add(key)
+    log.log(level, msg, *args)
 
 
 def select_providers(prefer: Sequence[str] | None) -> list[str]:
@@ -60,6 +91,155 @@ def premise_windows(ids: list[int], budget: int) -> list[list[int]]:
     return windows
 
 
+def sentence_windows(sentences: Sequence[Sequence[int]], k: int, budget: int, *,
+                     skip: set[tuple[int, ...]] | frozenset = frozenset(),
+                     cap: int = MAX_SENTENCE_WINDOWS) -> list[list[int]]:
+    """Windows of 1..``k`` consecutive sentences, as token ids.
+
+    Args:
+        sentences: each premise sentence's token ids, in order (the premise cut to
+            :data:`MAX_PREMISE_TOKENS` tokens: later sentences are dropped).
+        k: the widest window, in sentences (0 or less: none).
+        budget: premise tokens a row has room for. A window of 2+ sentences over it is skipped (its
+            sentences are scored in narrower windows); one sentence over it is cut into token
+            windows of its own (:func:`premise_windows`, aligned to the sentence's start).
+        skip: windows (tuples of ids) already scored, e.g. the token windows: not repeated (a
+            one-sentence premise is not scored twice).
+        cap: at most this many windows; single sentences come first (in order), then pairs, ...
+
+    Returns:
+        The windows, ordered by width then position, each a list of ids with at most ``budget``.
+    """
+    if k <= 0 or not sentences:
+        return []
+    sents, total = [], 0
+    for sent in sentences:
+        total += len(sent)
+        if total > MAX_PREMISE_TOKENS:
+            break
+        sents.append(list(sent))
+    seen = set(skip)
+    out: list[list[int]] = []
+    planned = 0
+    for width in range(1, min(k, len(sents)) + 1):
+        for start in range(len(sents) - width + 1):
+            ids = [t for sent in sents[start:start + width] for t in sent]
+            if not ids or (len(ids) > budget and width > 1):
+                continue
+            for w in (premise_windows(ids, budget) if len(ids) > budget else [ids]):
+                key = tuple(w)
+                if key in seen:
+                    continue
+                seen.add(key)
+                planned += 1
+                if len(out) < cap:
+                    out.append(w)
+    if planned > cap:
+        _log_once("sentence-cap", "premise of %d sentences: %d sentence windows capped at %d "
+                  "(MAX_SENTENCE_WINDOWS)", len(sents), planned, cap)
+    return out
+
+
+def plan_premise_windows(ids: list[int], budget: int, sentences: Sequence[Sequence[int]] | None = None,
+                         sentence_window: int = 0, cap: int = MAX_SENTENCE_WINDOWS) -> list[list[int]]:
+    """All premise windows of one row budget: the token windows (:func:`premise_windows`), then the
+    sentence windows (:func:`sentence_windows`) that are not already among them.
+
+    Args:
+        ids: the premise's token ids.
+        budget: premise tokens per row (>= 1).
+        sentences: the premise's sentences as token ids (needed only when ``sentence_window`` > 0).
+        sentence_window: K, the widest sentence window; 0 = token windows only.
+        cap: sentence windows at most.
+
+    Returns:
+        Lists of token ids, at least one (an empty premise gives ``[[]]``).
+    """
+    windows = premise_windows(ids, budget)
+    if sentence_window > 0 and sentences:
+        windows += sentence_windows(sentences, sentence_window, budget, skip={tuple(w) for w in windows}, cap=cap)
+    return windows
+
+
+@lru_cache(maxsize=4096)
+def text_sentences(text: str) -> tuple[str, ...]:
+    """``text``'s sentences (:func:`~vericite.engine.splitter.split_sentences`, pysbd) in its detected
+    language (English when unsure). Cached: a premise is met once per hypothesis it is checked against."""
+    from .language import detect_or
+    from .splitter import split_sentences
+
+    return tuple(split_sentences(text, detect_or(text, "en")))
+
+
+def window_ids(premise: str, ids: Callable[[str], list[int]], budget: int, sentence_window: int = 0,
+               cap: int = MAX_SENTENCE_WINDOWS) -> list[list[int]]:
+    """A premise's windows for one row budget (:func:`plan_premise_windows`), tokenized by ``ids``.
+
+    Args:
+        premise: the premise text.
+        ids: text -> token ids without special tokens (the family's tokenization).
+        budget: premise tokens per row.
+        sentence_window: K (0: token windows only; the premise is then not split).
+        cap: sentence windows at most.
+    """
+    sentences = [ids(s) for s in text_sentences(premise)] if sentence_window > 0 and premise.strip() else None
+    return plan_premise_windows(ids(premise), budget, sentences, sentence_window, cap)
+
+
+#: Where a sentence too long for one hypothesis part is cut first: after , ; : and around dashes.
+_CLAUSE = re.compile(r"(?<=[,;:])\s+|\s+(?=[\u2013\u2014-]\s)")
+
+
+def split_hypothesis(text: str, ids: Callable[[str], list[int]], limit: int) -> list[list[int]]:
+    """A hypothesis as parts of at most ``limit`` tokens each, for one score per part.
+
+    Sentences first (:func:`text_sentences`); a sentence over ``limit`` is cut at clause boundaries
+    (commas, semicolons, colons, dashes), consecutive clauses packed while they fit; a clause still
+    over ``limit`` is cut into ``limit``-token chunks. Nothing is dropped: the parts together hold
+    every token of ``text`` (as tokenized piecewise).
+
+    Args:
+        text: the hypothesis.
+        ids: text -> token ids without special tokens.
+        limit: tokens per part (>= 1).
+
+    Returns:
+        Token id lists, each non-empty and at most ``limit`` long; ``[ids(text)]`` when it fits.
+
+    Raises:
+        ValueError: ``limit`` < 1.
+    """
+    if limit < 1:
+        raise ValueError(f"hypothesis part limit must be >= 1, got {limit}")
+    whole = ids(text)
+    if len(whole) <= limit:
+        return [whole]
+    parts: list[list[int]] = []
+    for sent in text_sentences(text) or (text,):
+        sid = ids(sent)
+        if len(sid) <= limit:
+            if sid:
+                parts.append(sid)
+            continue
+        current = ""
+        for clause in _CLAUSE.split(sent):
+            joined = f"{current} {clause}".strip()
+            if len(ids(joined)) <= limit:
+                current = joined
+                continue
+            if current:
+                parts.append(ids(current))
+            cid = ids(clause)
+            if len(cid) <= limit:
+                current = clause
+            else:  # no clause boundary left: fixed token chunks
+                parts.extend(cid[i:i + limit] for i in range(0, len(cid), limit))
+                current = ""
+        if current:
+            parts.append(ids(current))
+    return [p for p in parts if p] or [whole[i:i + limit] for i in range(0, len(whole), limit)]
+
+
 def require_finite(scores: np.ndarray, pairs: Callable[[], Sequence[tuple[str, str]]], model: str) -> np.ndarray:
     """``scores`` (float32 [n]) if every one is a finite number, else an error naming the model and
     the first bad pair: a NaN or inf score must never pass as "not entailed". ``pairs()`` gives the
@@ -91,8 +271,10 @@ class OnnxPairScorer:
         name: a label for traces (default: the model's folder name).
 
     Attributes:
-        name, ep (the execution provider in use), intra_op_threads, stats (``pairs``, ``windows``,
-        ``batches``, ``ms``), input_names (the graph's inputs).
+        name, ep (the execution provider in use), intra_op_threads, input_names (the graph's inputs),
+        stats: ``pairs`` scored, ``windows`` (rows run: premise windows, token and sentence ones, x
+        hypothesis parts), ``split_hypotheses`` (pairs whose hypothesis was split into parts),
+        ``batches``, ``ms`` (wall time in scores()).
 
     Raises:
         ModelFileError: a file is missing, unreadable, or ONNX Runtime cannot load the model.
@@ -132,38 +314,74 @@ class OnnxPairScorer:
         self.name = name or model_path.parent.name
         self.ep = self._session.get_providers()[0]
         self.intra_op_threads = opts.intra_op_num_threads
-        self.stats = {"pairs": 0, "windows": 0, "batches": 0, "ms": 0.0}
+        self.stats = {"pairs": 0, "windows": 0, "split_hypotheses": 0, "batches": 0, "ms": 0.0}
 
     def ids(self, text: str) -> list[int]:
         """Token ids of ``text`` without special tokens."""
         return self._tok.encode(text, add_special_tokens=False).ids if text else []
 
     # -- what a family supplies ---------------------------------------------------------------
-    def encode(self, premise: str, hypothesis: str) -> list[dict[str, list[int]]]:
-        """One pair as rows, one per premise window: input name -> token-level values."""
+    #: tokens one hypothesis part may have (longer hypotheses are split, :meth:`hypothesis_parts`)
+    hypothesis_limit: int = 160
+
+    def hypothesis_ids(self, text: str) -> list[int]:
+        """Token ids of a hypothesis (or one part of it) as the family writes it into a row."""
+        return self.ids(text)
+
+    def encode_part(self, premise: str, hyp: list[int]) -> list[dict[str, list[int]]]:
+        """One premise with one hypothesis part (token ids, at most :attr:`hypothesis_limit`) as
+        rows, one per premise window: input name -> token-level values (int)."""
         raise NotImplementedError
 
     def run_batch(self, feeds: dict[str, np.ndarray]) -> np.ndarray:
         """P(entailment) per row of one padded batch (float32 [rows])."""
         raise NotImplementedError
 
+    # -- pairs as rows -----------------------------------------------------------------------
+    def hypothesis_parts(self, hypothesis: str) -> list[list[int]]:
+        """The hypothesis as token id lists of at most :attr:`hypothesis_limit` tokens: one (the whole
+        hypothesis) when it fits, else its sentences / clauses / chunks (:func:`split_hypothesis`)."""
+        whole = self.hypothesis_ids(hypothesis)
+        if len(whole) <= self.hypothesis_limit:
+            return [whole]
+        return split_hypothesis(hypothesis, self.hypothesis_ids, self.hypothesis_limit)
+
+    def encode(self, premise: str, hypothesis: str) -> list[dict[str, list[int]]]:
+        """One pair as rows: every premise window with every hypothesis part (inspection; scoring
+        goes through :meth:`scores`, which keeps track of which part a row belongs to)."""
+        return [row for part in self.hypothesis_parts(hypothesis) for row in self.encode_part(premise, part)]
+
     # -- scoring ----------------------------------------------------------------------------
     def scores(self, pairs: Sequence[tuple[str, str]]) -> np.ndarray:
-        """P(entailment) for each (premise, hypothesis) pair: the max over its premise windows.
+        """P(entailment) for each (premise, hypothesis) pair.
+
+        A hypothesis part's score is the max over its premise windows (token and sentence windows);
+        the pair's score is the min over its hypothesis parts (one part unless the hypothesis is
+        longer than :attr:`hypothesis_limit`: then each sentence must be entailed on its own).
 
         Returns:
             float32 array, shape [len(pairs)], values in [0, 1].
 
         Raises:
-            InferenceError: ONNX Runtime failed, or a score is NaN or infinite (names the pair).
+            InferenceError: ONNX Runtime failed, or a window's score is NaN or infinite (names the pair).
         """
         t0 = time.perf_counter()
-        owner: list[int] = []
+        unit_pair: list[int] = []  # pair index per (pair, hypothesis part)
+        owner: list[int] = []      # unit index per row
         rows: list[dict[str, list[int]]] = []
+        split = 0
         for i, (premise, hypothesis) in enumerate(pairs):
-            for row in self.encode(premise, hypothesis):
-                owner.append(i)
-                rows.append(row)
+            parts = self.hypothesis_parts(hypothesis)
+            if len(parts) > 1:
+                split += 1
+                _log_once(f"split-hypothesis:{self.name}", "%s: hypothesis of %d tokens is longer than %d: scored as "
+                          "%d parts, min over parts (first: %r)", self.name, sum(map(len, parts)),
+                          self.hypothesis_limit, len(parts), hypothesis[:80])
+            for part in parts:
+                for row in self.encode_part(premise, part):
+                    owner.append(len(unit_pair))
+                    rows.append(row)
+                unit_pair.append(i)
         probs = np.zeros(len(rows), dtype=np.float32)
         batches = plan_batches([len(r["input_ids"]) for r in rows], max_tokens=self.batch_tokens,
                                max_batch=self.max_batch)
@@ -182,12 +400,17 @@ class OnnxPairScorer:
                 raise InferenceError(f"ONNX Runtime ({self.name}) failed on a batch of {len(idx)} rows x {width} "
                                      f"tokens: {e}") from e
         # checked per window: the max over windows would hide a NaN window behind a finite one
-        require_finite(probs, lambda: [pairs[i] for i in owner], self.name)
-        out = np.zeros(len(pairs), dtype=np.float32)
+        require_finite(probs, lambda: [pairs[unit_pair[u]] for u in owner], self.name)
+        unit = np.zeros(len(unit_pair), dtype=np.float32)
         if rows:
-            np.maximum.at(out, np.asarray(owner, dtype=np.int64), probs)
+            np.maximum.at(unit, np.asarray(owner, dtype=np.int64), probs)
+        out = np.full(len(pairs), np.inf, dtype=np.float32)
+        if unit_pair:
+            np.minimum.at(out, np.asarray(unit_pair, dtype=np.int64), unit)
+        out[np.isinf(out)] = 0.0  # a pair without rows (never from the families here) is not entailed
         self.stats["pairs"] += len(pairs)
         self.stats["windows"] += len(rows)
+        self.stats["split_hypotheses"] += split
         self.stats["batches"] += len(batches)
         self.stats["ms"] += (time.perf_counter() - t0) * 1000
         return out
