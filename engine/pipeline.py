@@ -15,7 +15,7 @@ from typing import Protocol
 from . import records as R
 from . import settings as S
 from .checks import Checker, CheckBatch, Claim, Verifier, answer_claims, fact_claims, joint_fact_claims
-from .claims import complete_claims
+from .claims import complete_claims, is_fragment
 from .grading import grade
 from .citations import format_citations, merge_adjacent
 from .conflicts import Conflict, find_conflicts
@@ -361,7 +361,7 @@ class VeriCite:
         ``claim_words`` words rewritten as a full sentence with the question (one LLM call each,
         purpose ``claim:<where>``, recorded in ``trace``); a fragment that cannot be gets ``failed``."""
         n = self.settings.claim_words
-        if not n or not any(isinstance(x, Claim) and len(x.text.split()) < n for x in items):
+        if not any(isinstance(x, Claim) and is_fragment(x.text, n) for x in items):
             return items
         if "claim" not in q.prompts.steps:
             warn_once(q.warnings, f"prompt set {q.prompts.tag} has no claim step: fragments are not checked "
@@ -502,25 +502,25 @@ class VeriCite:
         highest of the question's documents is >= ``gate_threshold`` (the best document always
         passes). A small model says "Yes" to nearly every document; which documents it prefers
         discriminates far better than its absolute P(Yes)."""
-        scored = []
-        for i, text in enumerate(texts, start=1):
-            purpose = f"gate:{i}"
-            with q.timeline.span("llm", purpose):
-                scored.append(self.llm.yes_probability(
-                    self.render(q.prompts.messages("gate", question=q.text, docs=text)), purpose=purpose))
+        scored = [self._p_yes(q, text, i) for i, text in enumerate(texts, start=1)]
         top = max(p for p, _ in scored)
         return [replace(call, text="Yes" if top > 0 and p / top >= self.settings.gate_threshold else "No",
                         score=round(p, 4)) for p, call in scored]
 
+    def _p_yes(self, q: Question, text: str, number: int) -> tuple[float, LLMCall]:
+        """P(Yes) of the usefulness prompt for document ``number`` (1-based), one forward pass."""
+        purpose = f"gate:{number}"
+        with q.timeline.span("llm", purpose):
+            return self.llm.yes_probability(self.render(q.prompts.messages("gate", question=q.text, docs=text)),
+                                            purpose=purpose)
+
     def _gate(self, q: Question, text: str, number: int) -> LLMCall:
         """The usefulness check of one document: an LLMCall whose text is "Yes" or "No"."""
-        msgs = q.prompts.messages("gate", question=q.text, docs=text)
-        purpose = f"gate:{number}"
         if self.settings.gate == "scored":
-            with q.timeline.span("llm", purpose):
-                p_yes, call = self.llm.yes_probability(self.render(msgs), purpose=purpose)
+            p_yes, call = self._p_yes(q, text, number)
             return replace(call, text="Yes" if p_yes >= self.settings.gate_threshold else "No", score=round(p_yes, 4))
-        return self._chat(q, msgs, step="gate", purpose=purpose, grammar=YES_NO if self.settings.gate_grammar else None)
+        return self._chat(q, q.prompts.messages("gate", question=q.text, docs=text), step="gate",
+                          purpose=f"gate:{number}", grammar=YES_NO if self.settings.gate_grammar else None)
 
     def _chat(self, q: Question, messages: list[dict[str, str]], *, step: str, purpose: str,
               grammar: str | None = None) -> LLMCall:
