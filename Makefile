@@ -2,7 +2,11 @@
 PY ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
-EXTRAS ?= cpu,test,export,bench,serve,openai,llama-server
+EXTRAS ?= cpu,test,export,bench,serve,openai,llama-server,triton
+# tests/test_triton.py's server: nvidia-pytriton's tritonserver binary (no deps: it pins numpy < 2) and
+# numpy 1.x in a folder of its own for Triton's Python backend stub (export/triton_server.py)
+PYTRITON ?= nvidia-pytriton==0.7.0
+STUB_NUMPY ?= numpy==1.26.4
 
 .PHONY: setup models demo test clean
 
@@ -11,6 +15,8 @@ $(BIN)/vericite: pyproject.toml
 	$(PY) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
 	$(BIN)/pip install -e '.[$(EXTRAS)]'
+	$(BIN)/pip install -q --no-deps '$(PYTRITON)'
+	$(BIN)/pip install -q --no-deps --upgrade --target $(VENV)/triton-stub '$(STUB_NUMPY)'
 	touch $@
 
 setup: $(BIN)/vericite models

@@ -308,7 +308,8 @@ def answer_match(output: str, answers: Sequence[str]) -> dict[str, float]:
 
 
 #: The headline correctness metric per dataset (others are reported too).
-CORRECTNESS = {"asqa": "str_em", "eli5": "claims_nli", "hotpotqa": "answer_in_output", "musique": "answer_in_output"}
+CORRECTNESS = {"asqa": "str_em", "eli5": "claims_nli", "hotpotqa": "answer_in_output", "musique": "answer_in_output",
+               "xquad-ru": "answer_in_output"}
 
 
 # -- one item, many items ----------------------------------------------------------------------
@@ -338,7 +339,7 @@ def evaluate_item(row: dict, scores: ScoreFn, rules: Rules, *, details: bool = F
         out["str_em"], out["str_hit"] = str_em(text, gold["qa_pairs"])
     elif ds == "eli5":
         out["claims_nli"] = claims_nli(text, gold["claims"], scores, rules.threshold)
-    elif ds in ("hotpotqa", "musique"):
+    elif ds in ("hotpotqa", "musique", "xquad-ru"):
         m = answer_match(text, gold["answers"])
         out["answer_em"], out["answer_f1"], out["answer_in_output"] = m["em"], m["f1"], m["in_output"]
     else:

@@ -17,6 +17,8 @@ BENCHES = {
     "remote-stage2": ("vericite.bench.remote_stage2", "stage-2 wall time: in-process llama.cpp vs a llama-server on the same items"),
     "latency": ("vericite.bench.latency", "the authors' sequential order vs the scheduler, per stage"),
     "citation-check": ("vericite.bench.citation_check", "a checker on held-out NLI, swap pairs, HotpotQA support, the brief's example"),
+    "gpu": ("vericite.bench.gpu_check", "one prepared GPU run: checker, TRUE-shaped T5 (ours vs HF bf16), LLM tokens/s"),
+    "triton": ("vericite.bench.triton_check", "the checker on a local Triton server vs in process: scores, pairs/s"),
     "serve": ("vericite.bench.serve_load", "load test of `vericite serve`: p50/p95, throughput, 429s, NLI batch size"),
 }
 QUALITY = {

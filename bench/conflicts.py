@@ -1,6 +1,7 @@
 """Conflict detection on planted and consistent pairs (engine/conflicts.py).
 
-`vericite bench conflicts [--nli NAME] [--data ../shared/data/hotpotqa.jsonl] [--ru ../shared/data/ru_xquad.jsonl] [--limit N]`
+`vericite bench conflicts [--nli NAME] [--data ../shared/data/hotpotqa.jsonl] [--ru ../shared/data/ru_xquad.jsonl] [--limit N]
+[--lang en|ru|both]`
 
 The checker (default: the default NLI checker, at its threshold) decides each candidate.
 
@@ -22,6 +23,9 @@ import json
 import random
 import re
 import sys
+from collections.abc import Sequence
+
+import numpy as np
 
 from vericite.engine.conflicts import find_conflicts
 from vericite.engine.docs import read_rows
@@ -48,10 +52,21 @@ def _items(path, limit: int, lang: str):
         yield docs, flags, lang
 
 
-def measure(items, scores, threshold: float, seed: int = 0) -> dict:
-    """Counts and rates over ``items`` of (documents, supporting flags, lang)."""
+def measure(items, scores, thresholds: Sequence[float], seed: int = 0) -> dict:
+    """Counts and rates over ``items`` of (documents, supporting flags, lang), per threshold (one
+    scoring: every threshold reads the same memoised scores)."""
+    memo: dict[tuple[str, str], float] = {}
+
+    def cached(pairs):
+        todo = [p for p in dict.fromkeys(pairs) if p not in memo]
+        if todo:
+            memo.update(zip(todo, (float(x) for x in scores(todo))))
+        return np.array([memo[p] for p in pairs], dtype=np.float32)
+
     rng = random.Random(seed)
-    facts = alarms = planted = hits = 0
+    facts = planted = 0
+    alarms = dict.fromkeys(thresholds, 0)
+    hits = dict.fromkeys(thresholds, 0)
     for docs, flags, lang in items:
         if len(docs) < 2:
             continue
@@ -63,7 +78,8 @@ def measure(items, scores, threshold: float, seed: int = 0) -> dict:
                     continue
                 fact = Statement("evidence", s, (i,), "kept", 1.0, s)
                 facts += 1
-                alarms += bool(find_conflicts([fact], docs, scores, threshold, lang))
+                for t in thresholds:
+                    alarms[t] += bool(find_conflicts([fact], docs, cached, t, lang))
                 j = rng.choice([k for k in range(1, len(docs) + 1) if k != i])
                 changed = _changed(s, rng)
                 if changed is None:
@@ -71,9 +87,12 @@ def measure(items, scores, threshold: float, seed: int = 0) -> dict:
                 docs2 = list(docs)
                 docs2[j - 1] = Document(docs[j - 1].title, docs[j - 1].text + " " + changed)
                 planted += 1
-                hits += any(c.other_document == j for c in find_conflicts([fact], docs2, scores, threshold, lang))
-    return {"facts_with_numbers": facts, "false_alarms": alarms, "false_alarm_rate": round(alarms / max(1, facts), 4),
-            "planted": planted, "found": hits, "recall": round(hits / max(1, planted), 4)}
+                for t in thresholds:
+                    hits[t] += any(c.other_document == j for c in find_conflicts([fact], docs2, cached, t, lang))
+    return {str(t): {"facts_with_numbers": facts, "false_alarms": alarms[t],
+                     "false_alarm_rate": round(alarms[t] / max(1, facts), 4),
+                     "planted": planted, "found": hits[t], "recall": round(hits[t] / max(1, planted), 4)}
+            for t in thresholds}
 
 
 def main(argv: list[str] | None = None, models_toml: str | None = None) -> int:
@@ -83,8 +102,13 @@ def main(argv: list[str] | None = None, models_toml: str | None = None) -> int:
     ap.add_argument("--limit", type=int, default=200, help="items per file (default 200)")
     ap.add_argument("--nli", help="checker name in models.toml (default: the default checker)")
     ap.add_argument("--model-dir", help="a checker folder (model.onnx + tokenizer.json) instead of a models.toml entry")
-    ap.add_argument("--threshold", type=float, help="P(entailment) that counts (default: the checker's)")
+    ap.add_argument("--threshold", type=float, nargs="+",
+                    help="P(entailment) that counts; several give one row each from one scoring (default: the "
+                         "checker's conflict_threshold, else its threshold)")
     ap.add_argument("--threads", type=int, default=2, help="ONNX Runtime threads (default 2)")
+    ap.add_argument("--lang", choices=("en", "ru", "both"), default="both",
+                    help="which sets: en (HotpotQA), ru (XQuAD-ru and the brief's example), both (default); "
+                         "measure each language with a checker that reads it")
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args(argv)
     if args.model_dir:
@@ -94,34 +118,42 @@ def main(argv: list[str] | None = None, models_toml: str | None = None) -> int:
 
         d = Path(args.model_dir)
         checker = OnnxCrossEncoder(d / "model.onnx", d / "tokenizer.json", intra_op_threads=args.threads)
-        thr = args.threshold or 0.5
+        thr = args.threshold or [0.5]
     else:
         from vericite.engine.checkers import load_checker
         from vericite.engine.models import Registry
 
         spec = Registry.load(models_toml).get(args.nli, "nli")
         checker = load_checker(spec, intra_op_threads=args.threads)
-        thr = args.threshold or spec.threshold
-    out = {"checker": checker.name, "threshold": thr,
-           "en (HotpotQA)": measure(_items(args.data, args.limit, "en"), checker.scores, thr),
-           "ru (XQuAD-ru)": measure(_items(args.ru, args.limit, "ru"), checker.scores, thr)}
-    demo = json.loads((shared_dir() / "data" / "demo_yandex_market.json").read_text(encoding="utf-8"))
-    docs = [Document(d["title"], d["text"]) for d in demo["docs"]]
-    stmt = Statement("answer", "Яндекс Маркет запущен в 2000 году.", (1,), "kept", 1.0)
-    found = find_conflicts([stmt], docs, checker.scores, thr, "ru")
-    out["brief's example"] = {"reported": [c.describe() for c in found],
-                              "document_3_vs_1": any(c.other_document == 3 and c.document == 1 for c in found)}
+        thr = args.threshold or [spec.setting("conflict_threshold") or spec.threshold]
+    out: dict = {"checker": checker.name, "threshold": thr, "limit": args.limit}
+    if args.lang in ("en", "both"):
+        out["en (HotpotQA)"] = measure(_items(args.data, args.limit, "en"), checker.scores, thr)
+    if args.lang in ("ru", "both"):
+        out["ru (XQuAD-ru)"] = measure(_items(args.ru, args.limit, "ru"), checker.scores, thr)
+        demo = json.loads((shared_dir() / "data" / "demo_yandex_market.json").read_text(encoding="utf-8"))
+        docs = [Document(d["title"], d["text"]) for d in demo["docs"]]
+        stmt = Statement("answer", "Яндекс Маркет запущен в 2000 году.", (1,), "kept", 1.0)
+        out["brief's example"] = {}
+        for t in thr:
+            found = find_conflicts([stmt], docs, checker.scores, t, "ru")
+            out["brief's example"][str(t)] = {"reported": [c.describe() for c in found],
+                                              "document_3_vs_1": any(c.other_document == 3 and c.document == 1
+                                                                     for c in found)}
     if args.json:
         json.dump(out, sys.stdout, ensure_ascii=False, indent=2)
         sys.stdout.write("\n")
         return 0
-    print(f"checker {checker.name}, threshold {thr}")
-    print("| set | facts with numbers | false alarms | planted | found (recall) |\n|---|---:|---:|---:|---:|")
-    for k, v in out.items():
-        if isinstance(v, dict) and "planted" in v:
-            print(f"| {k} | {v['facts_with_numbers']} | {v['false_alarms']} ({100 * v['false_alarm_rate']:.1f}%) | "
+    print(f"checker {checker.name}, thresholds {thr}")
+    print("| set | threshold | facts with numbers | false alarms | planted | found (recall) |\n|---|---:|---:|---:|---:|---:|")
+    for k, rows in out.items():
+        if not (isinstance(rows, dict) and k != "brief's example"):
+            continue
+        for t, v in rows.items():
+            print(f"| {k} | {t} | {v['facts_with_numbers']} | {v['false_alarms']} ({100 * v['false_alarm_rate']:.1f}%) | "
                   f"{v['planted']} | {v['found']} ({100 * v['recall']:.1f}%) |")
-    print(f"brief's example: document [3] vs [1] reported: {out['brief' + chr(39) + 's example']['document_3_vs_1']}")
+    for t, v in out.get("brief's example", {}).items():
+        print(f"brief's example at {t}: document [3] vs [1] reported: {v['document_3_vs_1']}")
     return 0
 
 

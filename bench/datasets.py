@@ -1,17 +1,19 @@
-"""Evaluation items from the ../shared/data files: ASQA, ELI5, HotpotQA, MuSiQue.
+"""Evaluation items from the ../shared/data files: ASQA, ELI5, HotpotQA, MuSiQue, XQuAD-ru.
 
 :func:`load_items` returns one dict per item::
 
-    {"id": str, "index": int (0-based row in the file), "dataset": "asqa" | "eli5" | "hotpotqa" | "musique",
+    {"id": str, "index": int (0-based row in the file),
+     "dataset": "asqa" | "eli5" | "hotpotqa" | "musique" | "xquad-ru",
      "question": str, "docs": [Document] (at most ndoc, default 5), "gold": {...},
      "supporting": [bool] per document (``is_supporting`` flags) or None}
 
 gold: ASQA ``{"qa_pairs": [{"question", "short_answers"}], "answer"}``; ELI5 ``{"claims", "answer"}``;
-HotpotQA / MuSiQue ``{"answers": [answer, *aliases]}``.
+HotpotQA / MuSiQue / XQuAD-ru ``{"answers": [answer, *aliases]}``.
 
 Documents:
 
-- ASQA, ELI5: the first ``ndoc`` documents (the retriever's order), as ALCE does.
+- ASQA, ELI5: the first ``ndoc`` documents (the retriever's order), as ALCE does. XQuAD-ru: the
+  first ``ndoc`` of the item's ``docs`` (paragraphs of the question's article, as the file orders them).
 - HotpotQA, MuSiQue (items with ``is_supporting`` flags): every supporting document plus the
   distractors BM25 ranks highest, ``ndoc`` in all, presented in BM25 rank order (ties broken by
   the original index), so supporting documents are not always first. BM25: ``rank_bm25.BM25Okapi``
@@ -23,7 +25,8 @@ Documents:
 
 The dataset is read from the item's fields (``qa_pairs`` -> asqa, ``claims`` -> eli5,
 ``question_decomposition`` / ``answer_aliases`` -> musique, ``supporting_facts`` /
-``supporting_titles`` -> hotpotqa), never guessed from the file name; ``dataset=`` overrides.
+``supporting_titles`` -> hotpotqa, ``context`` with ``lang`` "ru" -> xquad-ru), never guessed from the
+file name; ``dataset=`` overrides.
 """
 from __future__ import annotations
 
@@ -36,7 +39,7 @@ from vericite.engine.errors import InputError
 from vericite.engine.records import Document
 from vericite.engine.relevance import bm25_scores
 
-DATASETS = ("asqa", "eli5", "hotpotqa", "musique")
+DATASETS = ("asqa", "eli5", "hotpotqa", "musique", "xquad-ru")
 
 
 def read_jsonl(path: str | Path) -> Iterator[tuple[int, Any]]:
@@ -59,6 +62,8 @@ def detect_dataset(row: dict) -> str | None:
         return "musique"
     if "supporting_facts" in row or "supporting_titles" in row or "_id" in row:
         return "hotpotqa"
+    if "context" in row and row.get("lang") == "ru":
+        return "xquad-ru"
     return None
 
 

@@ -166,7 +166,7 @@ def main(argv: list[str] | None = None, *, models_toml: str | None = None) -> in
     finally:
         if out:
             out.close()
-        pipe.checker.close()
+        pipe.close()
     tot = totals(rows)
     tot.update({"llm": pipe.llm.name, "nli": pipe.checker.name, "load_s": round(load_s, 2), "data": args.data,
                 "limit": args.limit, **{k: v for k, v in res.settings.items() if k in _SETTINGS}} if rows else {})

@@ -1,7 +1,7 @@
 """Latency benchmark: the authors' sequential order against the scheduler, and one plain LLM pass, on the same items.
 
-`vericite bench latency --data FILE --limit N [--llm NAME] [--modes reference,scheduled,vanilla]
-[--[no-]lazy-grammar] [--draft-tokens N] [--json] [--out-dir DIR]`
+`vericite bench latency --data FILE --limit N [--llm NAME] [--modes reference,scheduled,parallel,vanilla]
+[--parallel-docs N] [--[no-]lazy-grammar] [--draft-tokens N] [--json] [--out-dir DIR]`
 
 Each item runs in every mode with one loaded LLM and checker, alternating (so background load hits all):
 
@@ -10,6 +10,9 @@ Each item runs in every mode with one loaded LLM and checker, alternating (so ba
   scheduled: NLI checks go to the checker's queue while the LLM moves on (stage 3 waits for all
              of them); the KV cache is kept between calls and stage 1's is restored for stage 3,
              so shared prompt prefixes are evaluated once.
+  parallel:  as scheduled, with stage 2's documents decoded together (``--parallel-docs N``,
+             default 4: parallel sequences of one llama.cpp context, or concurrent requests to a
+             server LLM). Not in the default modes: ask for it (``--modes scheduled,parallel``).
   vanilla:   one greedy LLM pass as ``vericite run --method vanilla`` makes it (bench/methods.py
              ``Vanilla``: ALCE's prompt, ``--shots`` demos, the citation grammar when the LLM's
              profile decodes under it), from an empty KV cache: what a plain cited answer costs.
@@ -24,7 +27,14 @@ time), ``overlap_ratio`` (= scheduled wall / LLM busy time: 1.0 means NLI costs 
 critical path), ``stage2_prompt_tokens_saved`` (1 - computed / submitted in stage 2),
 ``identical_answers`` (final answers) and ``identical_traces`` (every statement, fact, verdict and
 score as well). ``wall_s_vanilla`` and ``vericite_over_vanilla`` (= scheduled wall / vanilla
-wall) compare with the plain pass.
+wall) compare with the plain pass. With the parallel mode: ``wall_s_parallel``,
+``parallel_speedup`` (= scheduled wall / parallel wall), ``stage2_parallel_speedup`` (the same for
+stage 2's wall), ``identical_answers_parallel`` / ``identical_traces_parallel`` (items whose final
+answer / whole trace equals the scheduled run's, of ``items``) and ``stage2_texts_differing_parallel``
+(stage-2 LLM texts that differ from the scheduled run's, of ``stage2_calls``). Per stage,
+``stage_tokens_per_s`` is generated tokens / the stage's wall time (the throughput that batching
+raises; the per-call ``generation_tokens_per_s`` of a batched call counts the shared steps).
+``llm_busy_s`` is the union of the LLM spans (parallel calls overlap).
 
 Grammar cost (issue 17), per stage and mode, over the calls decoded under a grammar:
 ``grammar_overhead_ms`` (wall - prompt eval - generation: the grammar plus the call's small fixed
@@ -52,8 +62,9 @@ from vericite.engine.records import STAGES
 
 log = logging.getLogger(__name__)
 
-MODES = ("reference", "scheduled", "vanilla")
-PIPE_MODES = ("reference", "scheduled")  # the modes that run the pipeline (per stage, NLI, timeline)
+MODES = ("reference", "scheduled", "parallel", "vanilla")
+DEFAULT_MODES = ("reference", "scheduled", "vanilla")
+PIPE_MODES = ("reference", "scheduled", "parallel")  # the modes that run the pipeline (per stage, NLI, timeline)
 #: per-stage sums in the summary (rates are derived from them after summing)
 SUM_KEYS = ("wall_ms", "prompt_tokens_submitted", "prompt_tokens_computed", "generated_tokens", "prompt_eval_ms",
             "generation_ms", "nli_pairs", "nli_ms", "grammar_calls", "grammar_generated_tokens", "grammar_generation_ms",
@@ -64,8 +75,9 @@ SUM_KEYS = ("wall_ms", "prompt_tokens_submitted", "prompt_tokens_computed", "gen
 class CallLog:
     """Which LLM calls ran under a grammar, and the LLM's own-loop statistics of each.
 
-    Wraps ``llm.chat`` on the instance (any backend); an LLMCall returned by it is looked up by
-    identity (the log keeps it alive, so ids are not reused). Scored calls (``yes_probability``)
+    Wraps ``llm.chat`` on the instance (any backend), and the ``chat`` of the sessions
+    ``llm.batched`` returns (stage 2's documents together; no per-call grammar time there); an
+    LLMCall returned by it is looked up by identity (the log keeps it alive, so ids are not reused). Scored calls (``yes_probability``)
     are not chat calls and count as unconstrained.
     """
 
@@ -83,6 +95,21 @@ class CallLog:
             return call
 
         llm.chat = logged_chat
+        batched = getattr(llm, "batched", None)
+        if batched is not None:  # stage 2's documents together: their calls go through a batch session
+            def logged_batched(*args, **kwargs):
+                session = batched(*args, **kwargs)
+                session_chat = session.chat
+
+                def logged_session_chat(*a, **kw):
+                    call = session_chat(*a, **kw)
+                    info = {"grammar": kw.get("grammar") is not None}  # no per-call grammar time measured
+                    self.entries.append((call, info))
+                    self._by_id[id(call)] = info
+                    return call
+                session.chat = logged_session_chat
+                return session
+            llm.batched = logged_batched
 
     def info(self, call) -> dict:
         return self._by_id.get(id(call), {"grammar": False})
@@ -95,6 +122,7 @@ def _rate(tokens: float, ms: float) -> float | None:
 def _with_rates(row: dict) -> dict:
     """``row`` with tokens/s derived from its sums: decoding only, and with each call's overhead."""
     row["generation_tokens_per_s"] = _rate(row["generated_tokens"], row["generation_ms"])
+    row["stage_tokens_per_s"] = _rate(row["generated_tokens"], row["wall_ms"])
     row["grammar_tokens_per_s"] = _rate(row["grammar_generated_tokens"],
                                         row["grammar_generation_ms"] + row["grammar_overhead_ms"])
     row["unconstrained_tokens_per_s"] = _rate(row["other_generated_tokens"],
@@ -145,19 +173,30 @@ def _stage_row(stage, log: CallLog) -> dict:
     return _with_rates(row)
 
 
-def _configure(pipe, mode: str) -> None:
-    """Switch one loaded pipeline between the two orders and clear every cache."""
-    pipe.llm.reuse_prefix = mode == "scheduled"
+def _configure(pipe, mode: str, parallel_docs: int = 4) -> None:
+    """Switch one loaded pipeline between the orders and clear every cache."""
+    pipe.llm.reuse_prefix = mode != "reference"
     pipe.llm.reset_cache()
-    pipe.settings = replace(pipe.settings, schedule="overlap" if mode == "scheduled" else "sequential")
+    pipe.settings = replace(pipe.settings, schedule="sequential" if mode == "reference" else "overlap",
+                            parallel_docs=parallel_docs if mode == "parallel" else 1)
     cache = getattr(pipe.checker, "cache", None)
     if cache is not None:
         cache.clear_memory()
 
 
-def run_item(pipe, question, docs, mode: str, log: CallLog) -> tuple[object, dict]:
-    """Answer one item in ``mode`` ("reference" or "scheduled"); return the VerifiedAnswer and its measurements."""
-    _configure(pipe, mode)
+def _union_s(spans) -> float:
+    """Seconds covered by the (start_ms, end_ms) intervals (overlaps counted once)."""
+    total, end = 0.0, float("-inf")
+    for a, b in sorted(spans):
+        if b > end:
+            total += b - max(a, end)
+            end = b
+    return total / 1000
+
+
+def run_item(pipe, question, docs, mode: str, log: CallLog, parallel_docs: int = 4) -> tuple[object, dict]:
+    """Answer one item in ``mode`` (one of PIPE_MODES); return the VerifiedAnswer and its measurements."""
+    _configure(pipe, mode, parallel_docs)
     batcher = pipe.checker
     cache = getattr(batcher, "cache", None)
     hits0 = cache.hits if cache is not None else 0
@@ -167,13 +206,14 @@ def run_item(pipe, question, docs, mode: str, log: CallLog) -> tuple[object, dic
     wall = time.perf_counter() - t0
     events = [{"start_ms": round((e.start - t0) * 1000, 1), "end_ms": round((e.end - t0) * 1000, 1),
                "pairs": e.pairs, "computed": e.computed} for e in getattr(batcher, "events", [])[n_events:]]
-    llm_busy = sum(s.end_ms - s.start_ms for s in res.timeline if s.kind == "llm") / 1000
+    llm_busy = _union_s([(s.start_ms, s.end_ms) for s in res.timeline if s.kind == "llm"])
     row = {
         "wall_s": round(wall, 2),
         "llm_busy_s": round(llm_busy, 2),
         "stages": {st.name: _stage_row(st, log) for st in res.stages},
         "cache_hits": (cache.hits - hits0) if cache is not None else 0,
         "answer": res.answer,
+        "stage2_texts": [[c.purpose, c.text] for c in res.stages[1].llm_calls],
         "trace": [[[x.text, list(x.citations), x.verdict, x.score] for x in st.statements] for st in res.stages]
                  + [[[x.text, list(x.citations), x.verdict, x.score] for x in res.final]],
         "timeline": [s.__dict__ for s in res.timeline],
@@ -226,6 +266,22 @@ def summarise(items: list[dict], modes: tuple[str, ...] = MODES) -> dict:
                                          for k in SUM_KEYS for v in [stage_tot(m, st, k)]})
                         for st in stages}
     both = "reference" in modes and "scheduled" in modes
+    par = "parallel" in modes and "scheduled" in modes
+    s2 = {m: stage_tot(m, "evidence", "wall_ms") for m in ("scheduled", "parallel") if m in modes}
+    extra = {}
+    if par:
+        pairs = [(it["scheduled"], it["parallel"]) for it in items]
+        extra = {
+            "wall_s_parallel": round(tot("parallel", "wall_s"), 2),
+            "parallel_speedup": ratio(sch, tot("parallel", "wall_s")),
+            "stage2_parallel_speedup": ratio(s2["scheduled"], s2["parallel"]),
+            "identical_answers_parallel": sum(a["answer"] == b["answer"] for a, b in pairs),
+            "identical_traces_parallel": sum(a["trace"] == b["trace"] for a, b in pairs),
+            "stage2_calls": sum(len(a["stage2_texts"]) for a, _ in pairs),
+            "stage2_texts_differing_parallel": sum(
+                sum(x != y for x, y in zip(a["stage2_texts"], b["stage2_texts"]))
+                + abs(len(a["stage2_texts"]) - len(b["stage2_texts"])) for a, b in pairs),
+        }
     return {
         "items": len(items),
         "modes": list(modes),
@@ -244,6 +300,7 @@ def summarise(items: list[dict], modes: tuple[str, ...] = MODES) -> dict:
         # every statement, fact, verdict and score equal too (KV-cache reuse evaluates a prompt in other
         # chunks than a fresh evaluation; float rounding can flip a greedy near-tie, rarely)
         "identical_traces": all(it["reference"]["trace"] == it["scheduled"]["trace"] for it in items) if both else None,
+        **extra,
         "per_stage": per_stage,
     }
 
@@ -256,14 +313,17 @@ def markdown(summary: dict, meta: dict) -> str:
     """The benchmark's markdown tables (per stage and mode, the grammar's cost, then totals)."""
     ps = summary["per_stage"]
     lines = [f"Latency: {summary['items']} items of {meta['data']}, LLM {meta['llm']} ({meta['llm_threads']} threads, "
-             f"lazy grammar {meta.get('lazy_grammar')}, draft tokens {meta.get('draft_tokens')}), "
+             f"lazy grammar {meta.get('lazy_grammar')}, draft tokens {meta.get('draft_tokens')}, "
+             f"parallel docs {meta.get('parallel_docs')}), "
              f"NLI {meta['nli']} ({meta['nli_threads']} threads, EP {meta['ep']}), prompts {meta['prompts']}", "",
-             "| mode | stage | wall s | prompt tokens submitted | computed | generated | NLI pairs | NLI ms (critical path) |",
-             "|---|---|---:|---:|---:|---:|---:|---:|"]
+             "| mode | stage | wall s | prompt tokens submitted | computed | generated | tokens/s (stage wall) | "
+             "NLI pairs | NLI ms (critical path) |",
+             "|---|---|---:|---:|---:|---:|---:|---:|---:|"]
     for m, stages in ps.items():
         for s, r in stages.items():
             lines.append(f"| {m} | {s} | {r['wall_ms'] / 1000:.1f} | {int(r['prompt_tokens_submitted'])} | "
-                         f"{int(r['prompt_tokens_computed'])} | {int(r['generated_tokens'])} | {int(r['nli_pairs'])} | "
+                         f"{int(r['prompt_tokens_computed'])} | {int(r['generated_tokens'])} | "
+                         f"{_fmt(r['stage_tokens_per_s'], '.1f')} | {int(r['nli_pairs'])} | "
                          f"{r['nli_ms']:.0f} |")
     lines += ["", "| mode | stage | tokens under grammar | grammar overhead ms | grammar ms (measured) | "
                   "tokens/s under grammar | tokens/s unconstrained | decode tokens/s | drafts accepted / proposed |",
@@ -276,8 +336,11 @@ def markdown(summary: dict, meta: dict) -> str:
                          f"{int(r['draft_accepted'])} / {int(r['draft_proposed'])} |")
     lines += ["", "| total | value |", "|---|---:|"]
     for k in ("wall_s_sequential", "wall_s_scheduled", "wall_s_vanilla", "speedup", "vericite_over_vanilla",
-              "llm_busy_s", "overlap_ratio", "stage2_prompt_tokens_saved", "identical_answers", "identical_traces"):
-        lines.append(f"| {k} | {summary[k]} |")
+              "llm_busy_s", "overlap_ratio", "stage2_prompt_tokens_saved", "identical_answers", "identical_traces",
+              "wall_s_parallel", "parallel_speedup", "stage2_parallel_speedup", "identical_answers_parallel",
+              "identical_traces_parallel", "stage2_texts_differing_parallel", "stage2_calls"):
+        if k in summary:
+            lines.append(f"| {k} | {summary[k]} |")
     return "\n".join(lines) + "\n"
 
 
@@ -367,8 +430,10 @@ def main(argv: list[str] | None = None, models_toml: str | None = None) -> int:
     ap.add_argument("--prompts", help="prompt set (default: the LLM's profile)")
     ap.add_argument("--threads", type=int, help="llama.cpp threads (default: the cores the checker leaves)")
     ap.add_argument("--nli-threads", type=int, help=f"ONNX Runtime threads (default {default_nli_threads()})")
-    ap.add_argument("--modes", type=_modes, default=MODES,
-                    help=f"comma list of modes to run, of {','.join(MODES)} (default: all)")
+    ap.add_argument("--modes", type=_modes, default=DEFAULT_MODES,
+                    help=f"comma list of modes to run, of {','.join(MODES)} (default: {','.join(DEFAULT_MODES)})")
+    ap.add_argument("--parallel-docs", type=int, default=4, metavar="N",
+                    help="parallel mode: stage-2 documents decoded at once (default 4)")
     ap.add_argument("--lazy-grammar", action=argparse.BooleanOptionalAction, default=True,
                     help="check only the greedy token against a grammar, mask the vocabulary only on a rejection "
                          "(default; --no-lazy-grammar: llama-cpp-python masks the whole vocabulary every token)")
@@ -401,14 +466,15 @@ def main(argv: list[str] | None = None, models_toml: str | None = None) -> int:
                 if mode == "vanilla":
                     row[mode] = run_vanilla(pipe, vanilla, question, docs, log)
                 else:
-                    _, row[mode] = run_item(pipe, question, docs, mode, log)
+                    _, row[mode] = run_item(pipe, question, docs, mode, log, args.parallel_docs)
             out.append(row)
     finally:
-        pipe.checker.close()
+        pipe.close()
     summary = summarise(out, args.modes)
     summary["llm_stats"] = dict(getattr(pipe.llm, "stats", {}) or {})
     meta = {"data": args.data, "start": args.start, "llm": pipe.llm.name, "llm_threads": pipe.llm.n_threads,
             "lazy_grammar": getattr(pipe.llm, "lazy_grammar", None), "draft_tokens": getattr(pipe.llm, "draft_tokens", None),
+            "parallel_docs": args.parallel_docs if "parallel" in args.modes else None,
             "nli": pipe.checker.name, "nli_threads": getattr(pipe.checker.checker, "intra_op_threads", None),
             "ep": pipe.checker.ep, "prompts": pipe.prompts.tag}
     args.out_dir.mkdir(parents=True, exist_ok=True)

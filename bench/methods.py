@@ -33,6 +33,7 @@ from vericite.engine.errors import ConfigError, InputError
 from vericite.engine import settings as S
 from vericite.engine.grammar import citation_grammar
 from vericite.engine.fitting import MARGIN_TOKENS, fit_documents
+from vericite.engine.language import detect
 from vericite.engine.prompts import PromptFile, fill, load_prompt_file
 from vericite.engine.records import Document
 
@@ -99,6 +100,8 @@ class VanillaPrompt(PromptFile):
     demo_prompt: str
     doc_prompt: str
     max_tokens: int
+    #: language code -> the prompt for questions in that language (as the pipeline's prompt sets)
+    languages: tuple[tuple[str, str], ...] = ()
 
     @classmethod
     def load(cls, name_or_path: str = "alce-vanilla-en") -> VanillaPrompt:
@@ -110,9 +113,15 @@ class VanillaPrompt(PromptFile):
         path, raw = load_prompt_file(name_or_path, BENCH_PROMPTS, what="vanilla prompt")
         try:
             return cls(raw["name"], str(raw["version"]), raw.get("system", ""), raw["instruction"],
-                       raw["demo_prompt"], raw["doc_prompt"], int(raw["max_tokens"]))
+                       raw["demo_prompt"], raw["doc_prompt"], int(raw["max_tokens"]),
+                       tuple(sorted((raw.get("languages") or {}).items())))
         except KeyError as e:
             raise ConfigError(f"{path}: missing field {e}") from e
+
+    def for_language(self, lang: str) -> VanillaPrompt:
+        """The prompt for a question in ``lang`` (this one unless ``languages`` names another)."""
+        target = dict(self.languages).get(lang)
+        return VanillaPrompt.load(target) if target else self
 
     def doc(self, number: int, title: str, text: str) -> str:
         return fill(self.doc_prompt, ID=str(number), T=title, P=text)
@@ -153,28 +162,32 @@ class Vanilla:
         self.name = name
         self.stamp: dict = {}
 
-    def _block(self, docs: list[Document]) -> str:
-        return "".join(self.prompt.doc(i, d.title, d.text) for i, d in enumerate(docs, start=1))
-
     def messages(self, question: str, docs: list[Document], warnings: list[str]) -> list[dict[str, str]]:
         """System message, the demos as user/assistant turns, then the question with its documents
-        (each cut to an equal share of the context left, if needed).
+        (each cut to an equal share of the context left, if needed), in the prompt for the
+        question's language (:meth:`VanillaPrompt.for_language`; the demos stay as given).
 
         Raises:
             InputError: the documents cannot get 16 tokens each.
         """
-        msgs = [{"role": "system", "content": self.prompt.system}] if self.prompt.system else []
+        prompt = self.prompt.for_language(detect(question)[0]) if self.prompt.languages else self.prompt
+
+        def block(ds: list[Document]) -> str:
+            return "".join(prompt.doc(i, d.title, d.text) for i, d in enumerate(ds, start=1))
+
+        msgs = [{"role": "system", "content": prompt.system}] if prompt.system else []
         for d in self.demos:
-            msgs += [{"role": "user", "content": self.prompt.user(d["question"], self._block(d["docs"]))},
+            msgs += [{"role": "user", "content": prompt.user(d["question"], block(d["docs"]))},
                      {"role": "assistant", "content": d["answer"]}]
-        fixed = sum(self.llm.count_tokens(m["content"]) for m in msgs) + self.llm.count_tokens(self.prompt.user(question, ""))
-        budget = self.llm.n_ctx - self.prompt.max_tokens - fixed - MARGIN_TOKENS - 8 * len(msgs)
-        block = fit_documents(self.llm, docs, budget, self.prompt.doc, warnings,
-                              hint=f"after {len(self.demos)} demos; use fewer --shots or --ndoc")
-        return msgs + [{"role": "user", "content": self.prompt.user(question, block)}]
+        fixed = sum(self.llm.count_tokens(m["content"]) for m in msgs) + self.llm.count_tokens(prompt.user(question, ""))
+        budget = self.llm.n_ctx - prompt.max_tokens - fixed - MARGIN_TOKENS - 8 * len(msgs)
+        docs_block = fit_documents(self.llm, docs, budget, prompt.doc, warnings,
+                                   hint=f"after {len(self.demos)} demos; use fewer --shots or --ndoc")
+        return msgs + [{"role": "user", "content": prompt.user(question, docs_block)}]
 
     def __call__(self, item: dict) -> dict:
-        """Answer one item. Returns {"output": text, "warnings": [...], "trace": {"llm_calls": [...]}}.
+        """Answer one item. Returns {"output": text, "warnings": [...], "trace": {"prompts": the prompt's
+        tag for the question's language, "llm_calls": [...]}}.
 
         Raises:
             InputError: documents do not fit; InferenceError: the LLM call failed.
@@ -184,7 +197,9 @@ class Vanilla:
         msgs = self.messages(item["question"], docs, warnings)
         grammar = citation_grammar(len(docs)) if self.citation_grammar else None
         call = self.llm.chat(msgs, max_tokens=self.prompt.max_tokens, purpose="answer", grammar=grammar)
-        return {"output": call.text.strip(), "warnings": warnings, "trace": {"llm_calls": [asdict(call)]}}
+        used = self.prompt.for_language(detect(item["question"])[0]) if self.prompt.languages else self.prompt
+        return {"output": call.text.strip(), "warnings": warnings,
+                "trace": {"prompts": used.tag, "llm_calls": [asdict(call)]}}
 
 
 # -- vericite ----------------------------------------------------------------------------------
@@ -237,15 +252,16 @@ def make_checker(kind: str, llm, nli_checker, *, batch: int = 5):
 
 
 def with_checker(pipe, checker):
-    """A new pipeline on the same LLM and prompts with ``checker``; its threshold becomes the
-    checker's own ``threshold`` attribute when it has one (the NLI checker keeps models.toml's).
-    The replaced checker is closed if it has ``close`` (a batcher's worker thread)."""
+    """The pipeline with ``checker``: itself for its own checker (language routes kept), else a new
+    pipeline on the same LLM and prompts whose threshold becomes the checker's own ``threshold``
+    attribute when it has one; the replaced checkers are then closed (batchers' worker threads)."""
     from vericite.engine.pipeline import VeriCite
 
+    if checker is pipe.checker:
+        return pipe  # the pipeline's own checker, with its language routes
     thr = getattr(checker, "threshold", None)
     settings = pipe.settings if thr is None else replace(pipe.settings, threshold=thr)
-    if checker is not pipe.checker and hasattr(pipe.checker, "close"):
-        pipe.checker.close()  # the unused NLI batcher's worker thread
+    pipe.close()  # the unused NLI batchers' worker threads
     return VeriCite(pipe.llm, checker, prompts=pipe.prompts, settings=settings)
 
 

@@ -1,6 +1,13 @@
-"""Stage-2 wall time, in-process llama.cpp vs the same GGUF behind llama-server (1 slot, sequential).
+"""Stage-2 wall time, in-process llama.cpp vs the same GGUF behind llama-server (N slots).
 
-`python -m vericite.bench.remote_stage2 --data ../shared/data/hotpotqa.jsonl --limit 5 --llm qwen2.5-coder-0.5b-instruct-q4km`
+`vericite bench remote-stage2 --data ../shared/data/hotpotqa.jsonl --limit 5 --llm qwen2.5-coder-0.5b-instruct-q4km
+[--parallel N] [--in-process-parallel M]`
+
+``--parallel N`` (default 1: one slot, the documents one after another): the server gets N slots
+(``--parallel N``, ``--ctx`` = the entry's context x N, so every slot has the whole context) and
+the pipeline through it ``parallel_docs = N`` (the documents' calls sent concurrently, batched by
+the server); the in-process side runs ``parallel_docs = M`` (``--in-process-parallel``, default
+N: parallel sequences of one llama.cpp context; 1 = one after another).
 
 Per item, in turn (so both see the same machine load): the pipeline with the in-process model, the
 model freed, then a llama-server (``vericite.engine.llama_server``, ``--threads`` as the in-process
@@ -28,11 +35,11 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-def _server(gguf: Path, port: int, ctx: int, threads: int):
+def _server(gguf: Path, port: int, ctx: int, threads: int, parallel: int = 1):
     import httpx
 
     proc = subprocess.Popen([sys.executable, "-m", "vericite.engine.llama_server", str(gguf), "--port", str(port),
-                             "--ctx", str(ctx), "--parallel", "1", "--threads", str(threads)],
+                             "--ctx", str(ctx * parallel), "--parallel", str(parallel), "--threads", str(threads)],
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline and proc.poll() is None:
@@ -77,8 +84,13 @@ def main(argv: list[str] | None = None, models_toml: str | None = None) -> int:
     ap.add_argument("--limit", type=int, default=5)
     ap.add_argument("--llm", default="qwen2.5-coder-0.5b-instruct-q4km", help="a gguf LLM entry of models.toml")
     ap.add_argument("--threads", type=int, help="LLM threads, both backends (default: the cores the checker leaves)")
+    ap.add_argument("--parallel", type=int, default=1, metavar="N",
+                    help="server slots, and parallel_docs through the server (default 1)")
+    ap.add_argument("--in-process-parallel", type=int, metavar="M",
+                    help="parallel_docs of the in-process run (default: --parallel)")
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args(argv)
+    local_par = args.in_process_parallel or args.parallel
     threads = args.threads or default_llm_threads(default_nli_threads())
     reg = Registry.load(models_toml)
     spec = reg.get(args.llm, "llm")
@@ -99,20 +111,20 @@ context = {spec.context}
 ''' + "".join(f"{k} = {json.dumps(v)}\n" for k, v in spec.profile.items()), encoding="utf-8")
         rows = []
         for it in items:
-            pipe = build_pipeline(llm=spec.name, threads=threads, models_toml=models_toml)
+            pipe = build_pipeline(llm=spec.name, threads=threads, models_toml=models_toml, parallel_docs=local_par)
             try:
                 local = _summary(pipe.answer(it["question"], it["docs"]))
             finally:
-                pipe.checker.close()
+                pipe.close()
             del pipe
             gc.collect()
-            proc = _server(gguf, port, spec.context, threads)
+            proc = _server(gguf, port, spec.context, threads, args.parallel)
             try:
-                pipe = build_pipeline(llm=f"{spec.name}-server", models_toml=str(toml))
+                pipe = build_pipeline(llm=f"{spec.name}-server", models_toml=str(toml), parallel_docs=args.parallel)
                 try:
                     remote = _summary(pipe.answer(it["question"], it["docs"]))
                 finally:
-                    pipe.checker.close()
+                    pipe.close()
                     pipe.llm.close()
             finally:
                 _stop(proc)
@@ -128,11 +140,14 @@ context = {spec.context}
             print(json.dumps(rows[-1]), file=sys.stderr)
     tot = {"items": len(rows), "in_process_s": round(sum(r["in_process_s"] for r in rows), 1),
            "server_s": round(sum(r["server_s"] for r in rows), 1), "threads": threads,
+           "server_slots": args.parallel, "in_process_parallel_docs": local_par,
            "same_answer": sum(r["same_answer"] for r in rows), "same_llm_texts": sum(r["same_llm_texts"] for r in rows)}
-    for side in ("in_process", "server"):  # throughput: prompt tokens/s, generated tokens/s
+    for side in ("in_process", "server"):  # per-call rates: prompt tokens/s, generated tokens/s (summed call ms)
         n = [sum(r[f"{side}_tokens"][i] for r in rows) for i in (0, 1)]
         ms = [sum(r[f"{side}_ms"][i] for r in rows) for i in (0, 1)]
         tot[f"{side}_tok_per_s"] = [round(1000 * n[i] / ms[i], 1) if ms[i] else None for i in (0, 1)]
+        wall = sum(r[f"{side}_s"] for r in rows)  # generated tokens per second of stage-2 wall (batching's throughput)
+        tot[f"{side}_stage2_gen_tok_per_s"] = round(n[1] / wall, 1) if wall else None
     if args.json:
         json.dump({"rows": rows, "totals": tot}, sys.stdout, indent=2)
         sys.stdout.write("\n")

@@ -11,7 +11,8 @@ def load_checker(spec: ModelSpec, **kwargs):
     """Build the NLI checker a models.toml entry describes, after verifying its file.
 
     ``input_format = "cross-encoder"`` gives an :class:`~vericite.engine.nli.OnnxCrossEncoder`,
-    ``"t5-true"`` an :class:`~vericite.engine.nli_t5.OnnxT5Checker`; ``number_guard = true`` puts
+    ``"t5-true"`` an :class:`~vericite.engine.nli_t5.OnnxT5Checker`; ``format = "triton"`` the
+    cross-encoder with its model on a Triton server (engine/triton_checker.py); ``number_guard = true`` puts
     :class:`~vericite.engine.guard.NumberGuard` in front of either. ``kwargs`` go to the checker
     (``providers``, ``intra_op_threads``, ...).
 
@@ -28,6 +29,10 @@ def load_checker(spec: ModelSpec, **kwargs):
         from .guard import NumberGuard
 
         return NumberGuard(load_checker(replace(spec, number_guard=False), **kwargs))
+    if spec.format == "triton":  # the model on a Triton server, tokenization and windows here
+        from .triton_checker import load_triton_checker
+
+        return load_triton_checker(spec, **kwargs)
     if spec.input_format == "t5-true":
         from .nli_t5 import load_t5_checker
 

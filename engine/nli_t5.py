@@ -203,7 +203,7 @@ class OnnxT5Checker(OnnxPairScorer):
             check_external_data(model_path, manifest)  # before ONNX Runtime reads the weights
         super().__init__(model_path, tokenizer_path, batch_tokens=batch_tokens, max_batch=max_batch,
                          providers=providers, intra_op_threads=intra_op_threads, name=name)
-        outputs = [o.name for o in self._session.get_outputs()]
+        outputs = list(self._runner.output_names)
         if OUTPUT_NAME not in outputs:
             raise ModelFileError(f"{model_path} is not a T5 TRUE-style export (outputs {outputs}, expected "
                                  f"{OUTPUT_NAME!r}); export it with `vericite export nli`")
@@ -255,7 +255,7 @@ class OnnxT5Checker(OnnxPairScorer):
 
     def run_batch(self, feeds: dict[str, np.ndarray]) -> np.ndarray:
         """P("1") per row: the graph's ``p_true`` output."""
-        (p,) = self._session.run([OUTPUT_NAME], feeds)
+        (p,) = self._runner(feeds, [OUTPUT_NAME])
         return np.asarray(p, dtype=np.float32).reshape(-1)
 
 

@@ -4,8 +4,10 @@
 input names), the tokenizer, premise windows, long-hypothesis parts, length-bucketed batches under a
 token budget, the max over a pair's windows, the min over its hypothesis parts, and statistics. A
 family supplies how a (premise, hypothesis part) becomes rows of token ids
-(:meth:`OnnxPairScorer.encode_part`) and how one batch becomes probabilities
-(:meth:`OnnxPairScorer.run_batch`).
+(:meth:`OnnxPairScorer.encode_part`) and how one batch's outputs become probabilities
+(:meth:`OnnxPairScorer.run_batch`). What runs a padded batch is pluggable (a :class:`BatchRunner`):
+an ONNX Runtime session in process (:class:`SessionRunner`, the default), or a Triton server
+(engine/triton_checker.py), so tokenization, windows and batches stay on this side either way.
 
 Premise windows (:func:`plan_premise_windows`) are of two kinds, and a pair's score is the max over
 all of them:
@@ -32,6 +34,7 @@ import time
 from collections.abc import Callable, Sequence
 from functools import lru_cache
 from pathlib import Path
+from typing import Protocol
 
 import numpy as np
 
@@ -57,9 +60,40 @@ def _log_once(key: str, msg: str, *args) -> None:
     log.log(level, msg, *args)
 
 
+#: Environment variable that picks the checker's execution provider (``vericite --nli-ep`` sets it).
+NLI_EP_ENV = "VERICITE_NLI_EP"
+#: Execution-provider choices: "auto" = CUDA when this onnxruntime build has it, else CPU;
+#: "cuda" = CUDA or an error (never a silent CPU run); "cpu" = CPU even on onnxruntime-gpu.
+NLI_EPS = {"auto": ("CUDAExecutionProvider", "CPUExecutionProvider"), "cuda": ("CUDAExecutionProvider",),
+           "cpu": ("CPUExecutionProvider",)}
+_GPU_FIX = ("install the GPU build of ONNX Runtime: pip uninstall -y onnxruntime onnxruntime-gpu && "
+            "pip install -e '.[gpu]' (README, GPU)")
+
+
+def ep_providers(ep: str | None = None) -> list[str]:
+    """The providers an execution-provider choice asks for (:data:`NLI_EPS`); ``ep`` None reads
+    :data:`NLI_EP_ENV` (default "auto").
+
+    Raises:
+        ConfigError: an unknown choice, or "cuda" on an onnxruntime build without CUDA (names the fix).
+    """
+    import onnxruntime as ort
+
+    source = "argument" if ep is not None else NLI_EP_ENV
+    ep = (ep if ep is not None else os.environ.get(NLI_EP_ENV) or "auto").strip().lower()
+    if ep not in NLI_EPS:
+        raise ConfigError(f"NLI execution provider {ep!r} (from {source}) is not one of {sorted(NLI_EPS)}")
+    available = ort.get_available_providers()
+    if ep == "cuda" and "CUDAExecutionProvider" not in available:
+        raise ConfigError(f"NLI execution provider 'cuda' (from {source}): onnxruntime {ort.__version__} has no "
+                          f"CUDAExecutionProvider (it has {available}); {_GPU_FIX}")
+    return list(NLI_EPS[ep])
+
+
 def select_providers(prefer: Sequence[str] | None) -> list[str]:
-    """ONNX Runtime execution providers to ask for, in order: ``prefer`` (default CUDA, then CPU)
-    filtered to those this onnxruntime build has (onnxruntime-gpu has CUDA; onnxruntime has CPU only).
+    """ONNX Runtime execution providers to ask for, in order: ``prefer`` (default: the choice in
+    :data:`NLI_EP_ENV`, "auto" = CUDA, then CPU; :func:`ep_providers`) filtered to those this
+    onnxruntime build has (onnxruntime-gpu has CUDA; onnxruntime has CPU only).
 
     Raises:
         ConfigError: none of the wanted providers is available.
@@ -67,10 +101,12 @@ def select_providers(prefer: Sequence[str] | None) -> list[str]:
     import onnxruntime as ort
 
     available = ort.get_available_providers()
-    wanted = list(prefer) if prefer else ["CUDAExecutionProvider", "CPUExecutionProvider"]
+    wanted = list(prefer) if prefer else ep_providers()
     chosen = [p for p in wanted if p in available]
     if not chosen:
         raise ConfigError(f"none of the execution providers {wanted} is available; have {available}")
+    if "CUDAExecutionProvider" in chosen and hasattr(ort, "preload_dlls"):
+        ort.preload_dlls()  # CUDA / cuDNN from the nvidia-* wheels of the [gpu] extra (onnxruntime-gpu >= 1.21)
     return chosen
 
 
@@ -258,17 +294,111 @@ def require_finite(scores: np.ndarray, pairs: Callable[[], Sequence[tuple[str, s
     return scores
 
 
+def bucket_width(width: int, buckets: Sequence[int]) -> int:
+    """The padded width of a batch whose longest row has ``width`` tokens: the smallest of
+    ``buckets`` (ascending) that holds it, else ``width`` itself (no buckets, or wider than all).
+
+    Why: a server that batches the requests of many callers (Triton's dynamic batcher) can join
+    only tensors of one shape, so a remote checker pads every batch to one of a few fixed widths.
+    In process no buckets are set and a batch is padded to its longest row. Padding never changes a
+    row's score beyond float rounding: padded positions have attention mask 0.
+    """
+    for b in buckets:
+        if b >= width:
+            return b
+    return width
+
+
+def _check_cuda_loaded(asked: Sequence[str], got: Sequence[str], model_path: Path) -> None:
+    """onnxruntime-gpu lists CUDA among its providers even when the CUDA / cuDNN libraries are
+    missing, and a session then quietly runs on CPU: an error when CUDA was asked for alone, a
+    warning when CPU was an allowed fallback.
+
+    Raises:
+        ConfigError: CUDA alone was asked for and the session did not get it.
+    """
+    if "CUDAExecutionProvider" not in asked or "CUDAExecutionProvider" in got:
+        return
+    msg = (f"ONNX Runtime could not start CUDAExecutionProvider for {model_path} (session providers {list(got)}): "
+           "its CUDA 13 / cuDNN 9 libraries did not load; pip install -e '.[gpu]' installs them (README, GPU)")
+    if "CPUExecutionProvider" not in asked:
+        raise ConfigError(msg)
+    log.warning("%s; running on CPU", msg)
+
+
+class SessionRunner:
+    """What runs one padded batch in process: an ONNX Runtime session.
+
+    A runner is the one pluggable part of :class:`OnnxPairScorer`: ``runner(feeds, outputs=None)``
+    takes input name -> int64 ``[rows, width]`` and returns the graph's outputs (all, in graph
+    order, or those named); it has ``input_names``, ``output_names``, ``ep``, ``intra_op_threads``,
+    ``label`` (a default checker name) and ``what`` (for error messages). The Triton client
+    (:class:`~vericite.engine.triton_checker.TritonRunner`) is the other one.
+
+    Args:
+        model_path: the .onnx file.
+        providers: execution providers in order of preference (default CUDA, then CPU).
+        intra_op_threads: ONNX Runtime intra-op threads (default: all cores).
+
+    Raises:
+        ModelFileError: ONNX Runtime cannot load the model.
+        ConfigError: none of ``providers`` is available.
+    """
+
+    what = "ONNX Runtime"
+
+    def __init__(self, model_path: str | Path, *, providers: Sequence[str] | None = None,
+                 intra_op_threads: int | None = None):
+        import onnxruntime as ort
+
+        model_path = Path(model_path)
+        opts = ort.SessionOptions()
+        opts.intra_op_num_threads = intra_op_threads or os.cpu_count() or 1
+        opts.log_severity_level = 3
+        chosen = select_providers(providers)
+        try:
+            self.session = ort.InferenceSession(str(model_path), sess_options=opts, providers=chosen)
+        except Exception as e:  # onnxruntime raises its own exception types for corrupt graphs
+            raise ModelFileError(f"ONNX Runtime could not load {model_path}: {e}") from e
+        _check_cuda_loaded(chosen, self.session.get_providers(), model_path)
+        self.input_names = [i.name for i in self.session.get_inputs()]
+        self.output_names = [o.name for o in self.session.get_outputs()]
+        self.ep = self.session.get_providers()[0]
+        self.intra_op_threads = opts.intra_op_num_threads
+        self.label = model_path.parent.name
+
+    def __call__(self, feeds: dict[str, np.ndarray], outputs: Sequence[str] | None = None) -> list[np.ndarray]:
+        return self.session.run(list(outputs) if outputs else None, feeds)
+
+
+class BatchRunner(Protocol):
+    """What :class:`OnnxPairScorer` needs of a runner (:class:`SessionRunner` is the in-process one)."""
+
+    what: str
+    label: str
+    ep: str
+    intra_op_threads: int | None
+    input_names: Sequence[str]
+    output_names: Sequence[str]
+
+    def __call__(self, feeds: dict[str, np.ndarray], outputs: Sequence[str] | None = None) -> list[np.ndarray]: ...
+
+
 class OnnxPairScorer:
     """Base of the ONNX checkers: ``scores(pairs) -> float32 [n]``, P(entailment) per pair.
 
     Args:
-        model_path: the .onnx file.
+        model_path: the .onnx file (None when ``runner`` is given).
         tokenizer_path: the model's tokenizer.json.
         batch_tokens: padded-token budget per ONNX Runtime call, rows x longest row (:func:`plan_batches`).
         max_batch: at most this many rows (premise windows) per call.
         providers: execution providers in order of preference (default CUDA, then CPU).
         intra_op_threads: ONNX Runtime intra-op threads (default: all cores).
         name: a label for traces (default: the model's folder name).
+        runner: what runs a padded batch (default: a :class:`SessionRunner` on ``model_path``;
+            ``providers`` and ``intra_op_threads`` are its options).
+        width_buckets: pad every batch to the smallest of these widths that holds it
+            (:func:`bucket_width`; default none: to its longest row).
 
     Attributes:
         name, ep (the execution provider in use), intra_op_threads, input_names (the graph's inputs),
@@ -284,25 +414,25 @@ class OnnxPairScorer:
     #: row padding per input name (subclasses: the tokenizer's pad id for ``input_ids``)
     pad_values: dict[str, int] = {}
 
-    def __init__(self, model_path: str | Path, tokenizer_path: str | Path, *, batch_tokens: int = DEFAULT_BATCH_TOKENS,
-                 max_batch: int = DEFAULT_MAX_BATCH, providers: Sequence[str] | None = None,
-                 intra_op_threads: int | None = None, name: str = ""):
-        import onnxruntime as ort
+    def __init__(self, model_path: str | Path | None, tokenizer_path: str | Path, *,
+                 batch_tokens: int = DEFAULT_BATCH_TOKENS, max_batch: int = DEFAULT_MAX_BATCH,
+                 providers: Sequence[str] | None = None, intra_op_threads: int | None = None, name: str = "",
+                 runner: "BatchRunner | None" = None, width_buckets: Sequence[int] = ()):
         from tokenizers import Tokenizer
 
-        model_path, tokenizer_path = Path(model_path), Path(tokenizer_path)
-        for p in (model_path, tokenizer_path):
-            if not p.is_file():
-                raise ModelFileError(f"NLI model file not found: {p}")
-        self.model_path = model_path
-        opts = ort.SessionOptions()
-        opts.intra_op_num_threads = intra_op_threads or os.cpu_count() or 1
-        opts.log_severity_level = 3
-        try:
-            self._session = ort.InferenceSession(str(model_path), sess_options=opts, providers=select_providers(providers))
-        except Exception as e:  # onnxruntime raises its own exception types for corrupt graphs
-            raise ModelFileError(f"ONNX Runtime could not load {model_path}: {e}") from e
-        self.input_names = {i.name for i in self._session.get_inputs()}
+        tokenizer_path = Path(tokenizer_path)
+        if runner is None:
+            if model_path is None:
+                raise ValueError("OnnxPairScorer needs model_path or runner")
+            model_path = Path(model_path)
+            if not model_path.is_file():
+                raise ModelFileError(f"NLI model file not found: {model_path}")
+            runner = SessionRunner(model_path, providers=providers, intra_op_threads=intra_op_threads)
+        if not tokenizer_path.is_file():
+            raise ModelFileError(f"NLI model file not found: {tokenizer_path}")
+        self.model_path = Path(model_path) if model_path is not None else None
+        self._runner = runner
+        self.input_names = set(runner.input_names)
         try:
             self._tok = Tokenizer.from_file(str(tokenizer_path))
         except Exception as e:  # tokenizers raises a bare Exception on a malformed file
@@ -311,9 +441,10 @@ class OnnxPairScorer:
         self._tok.no_truncation()
         self.batch_tokens = batch_tokens
         self.max_batch = max_batch
-        self.name = name or model_path.parent.name
-        self.ep = self._session.get_providers()[0]
-        self.intra_op_threads = opts.intra_op_num_threads
+        self.width_buckets = tuple(sorted({int(w) for w in width_buckets if int(w) > 0}))
+        self.name = name or (self.model_path.parent.name if self.model_path else runner.label)
+        self.ep = runner.ep
+        self.intra_op_threads = runner.intra_op_threads
         self.stats = {"pairs": 0, "windows": 0, "split_hypotheses": 0, "batches": 0, "ms": 0.0}
 
     def ids(self, text: str) -> list[int]:
@@ -386,7 +517,7 @@ class OnnxPairScorer:
         batches = plan_batches([len(r["input_ids"]) for r in rows], max_tokens=self.batch_tokens,
                                max_batch=self.max_batch)
         for idx in batches:
-            width = max(len(rows[r]["input_ids"]) for r in idx)
+            width = bucket_width(max(len(rows[r]["input_ids"]) for r in idx), self.width_buckets)
             feeds = {}
             for key in rows[idx[0]]:
                 arr = np.full((len(idx), width), self.pad_values.get(key, 0), dtype=np.int64)
@@ -396,9 +527,11 @@ class OnnxPairScorer:
             feeds = {k: v for k, v in feeds.items() if k in self.input_names}
             try:
                 probs[idx] = self.run_batch(feeds)
+            except InferenceError:
+                raise  # a remote runner's own error (it names the server)
             except Exception as e:
-                raise InferenceError(f"ONNX Runtime ({self.name}) failed on a batch of {len(idx)} rows x {width} "
-                                     f"tokens: {e}") from e
+                raise InferenceError(f"{self._runner.what} ({self.name}) failed on a batch of {len(idx)} rows x "
+                                     f"{width} tokens: {e}") from e
         # checked per window: the max over windows would hide a NaN window behind a finite one
         require_finite(probs, lambda: [pairs[unit_pair[u]] for u in owner], self.name)
         unit = np.zeros(len(unit_pair), dtype=np.float32)

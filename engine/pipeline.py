@@ -6,9 +6,12 @@ is the method in one place; each stage is one method below it returning a :class
 """
 from __future__ import annotations
 
+import copy
 import logging
 import re
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import nullcontext
 from dataclasses import dataclass, field, replace
 from typing import Protocol
 
@@ -36,7 +39,11 @@ __all__ = ["LLM", "Checker", "Question", "Settings", "Stage", "VeriCite"]
 
 
 class LLM(Protocol):
-    """What the pipeline needs of an LLM (:class:`~vericite.engine.llm.LlamaCppLLM` has it)."""
+    """What the pipeline needs of an LLM (:class:`~vericite.engine.llm.LlamaCppLLM` has it).
+
+    Optional: ``batched(slots=N, clients=D)``, a session that decodes D threads' calls together
+    (:mod:`~vericite.engine.llm_batch`), used by stage 2 with ``parallel_docs`` > 1; an LLM without it
+    gets the documents' calls from concurrent threads (a server batches them itself)."""
 
     name: str
     n_ctx: int
@@ -86,16 +93,20 @@ class VeriCite:
         checker: an NLI scorer with ``scores(pairs) -> float32 [n]`` (:class:`~vericite.engine.checks.Checker`).
         prompts: the prompt set; default: ``PromptSet.load(settings.prompts)``.
         settings: thresholds and switches (:class:`~vericite.engine.settings.Settings`).
+        routes: language code -> the pipeline (same LLM, another checker and its settings) that
+            answers questions in a language this checker does not read (:meth:`route`).
 
     Raises:
         ConfigError: a setting breaks its rule.
     """
 
-    def __init__(self, llm: LLM, checker: Checker, *, prompts: PromptSet | None = None, settings: Settings = Settings()):
+    def __init__(self, llm: LLM, checker: Checker, *, prompts: PromptSet | None = None, settings: Settings = Settings(),
+                 routes: Mapping[str, VeriCite] | None = None):
         self.llm = llm
         self.checker = checker
         self.settings = S.validate(settings)
         self.prompts = prompts or PromptSet.load(settings.prompts)
+        self.routes = dict(routes or {})
 
     # -- the method -------------------------------------------------------------------------
     def answer(self, question: str, documents: Sequence[Document]) -> VerifiedAnswer:
@@ -112,10 +123,11 @@ class VeriCite:
             InputError: empty question or no documents.
             InferenceError: an LLM or NLI call failed.
         """
-        q = self.prepare(question, documents)
-        answer = self.stage1_answer(q)      # initial answer; each statement's check submitted
-        evidence = self.stage2_evidence(q)  # per document: gate, extraction; each fact's check submitted
-        return self.finish(q, answer, evidence)
+        pipe = self.route(question, documents)  # a checker that reads the question's language
+        q = pipe.prepare(question, documents)
+        answer = pipe.stage1_answer(q)      # initial answer; each statement's check submitted
+        evidence = pipe.stage2_evidence(q)  # per document: gate, extraction; each fact's check submitted
+        return pipe.finish(q, answer, evidence)
 
     def finish(self, q: Question, answer: Stage, evidence: Stage) -> VerifiedAnswer:
         """Wait for the checks of stages 1-2, then stage 3 and the final check."""
@@ -139,15 +151,35 @@ class VeriCite:
         Raises:
             InputError, InferenceError: as :meth:`answer`, for the first item that fails.
         """
-        prev: tuple[Question, Stage, Stage] | None = None
+        prev: tuple[VeriCite, Question, Stage, Stage] | None = None
         for question, docs in items:
-            q = self.prepare(question, docs)
-            started = (q, self.stage1_answer(q), self.stage2_evidence(q))
+            pipe = self.route(question, docs)
+            q = pipe.prepare(question, docs)
+            started = (pipe, q, pipe.stage1_answer(q), pipe.stage2_evidence(q))
             if prev is not None:
-                yield self.finish(*prev)
+                yield prev[0].finish(*prev[1:])
             prev = started
         if prev is not None:
-            yield self.finish(*prev)
+            yield prev[0].finish(*prev[1:])
+
+    def route(self, question: str, documents: Sequence[Document] = ()) -> VeriCite:
+        """The pipeline that answers this question: this one, or when its checker does not read the
+        question's language (:meth:`language`) and ``routes`` has one for it, that one. Its answer's
+        stamp names its checker."""
+        if not self.routes:
+            return self
+        lang = self.language(question, documents)
+        if lang in self.settings.checker_languages or lang not in self.routes:
+            return self
+        log.info("a %r question: checked by %s", lang, self.routes[lang].checker.name)
+        return self.routes[lang]
+
+    def close(self) -> None:
+        """Stop the checkers' batchers (this pipeline's and its routes'); the LLM stays loaded."""
+        for pipe in (self, *self.routes.values()):
+            close = getattr(pipe.checker, "close", None)
+            if close:
+                close()
 
     # -- the stages ---------------------------------------------------------------------------
     def prepare(self, question: str, documents: Sequence[Document]) -> Question:
@@ -215,32 +247,94 @@ class VeriCite:
     def stage2_evidence(self, q: Question) -> Stage:
         """Per document: the usefulness gate, then fact extraction; each document's facts are
         submitted for checking against that document, and the LLM moves on to the next one.
-        The relative gate scores every document first (it compares them)."""
+        The relative gate scores every document first (it compares them). With ``parallel_docs``
+        > 1 the documents run together (:meth:`_documents_together`), with the same per-document
+        steps and the trace in document order."""
         st = Stage(StageTrace(R.EVIDENCE))
         with q.timeline.span(None) as t:
             texts = [fit_document(self.llm, shown, self._budget(q.prompts, "extract", q.text), q.warnings, i)
                      for i, shown in enumerate(q.shown, start=1)]
-            gates = self._relative_gates(q, texts) if self.settings.gate == "relative" else None
-            useful: list[int] = []
-            for i, (doc, text) in enumerate(zip(q.documents, texts), start=1):
-                log.info("stage 2: document %d/%d", i, len(q.documents))
-                gate = gates[i - 1] if gates else self._gate(q, text, i)
-                st.trace.llm_calls.append(gate)
-                if gate.text.strip().startswith("No"):  # the authors' rule: anything else counts as Yes
-                    st.trace.notes.append(f"document [{i}] judged not useful")
-                    continue
-                ext = self._chat(q, q.prompts.messages("extract", question=q.text, docs=text), step="extract",
-                                 purpose=f"extract:{i}")
-                st.trace.llm_calls.append(ext)
-                items = fact_claims(R.EVIDENCE, ext.text, i, doc, self._split_lang(q, ext.text),
-                                    min_words=self.settings.min_statement_words)
-                items = self.complete(q, items, st.trace, f"{R.EVIDENCE}:{i}")
-                st.checks.append(self.verifier().submit(items, (R.KEPT, R.DROPPED_NLI), st.trace, q.timeline))
-                useful.append(i)
+            if self.settings.parallel_docs > 1:
+                useful = self._documents_together(q, st, texts)
+            else:
+                gates = self._relative_gates(q, texts) if self.settings.gate == "relative" else None
+                useful = []
+                for i, (doc, text) in enumerate(zip(q.documents, texts), start=1):
+                    log.info("stage 2: document %d/%d", i, len(q.documents))
+                    gate = gates[i - 1] if gates else self._gate(q, text, i)
+                    batch = self._evidence(q, st.trace, i, doc, text, gate)
+                    if batch is not None:
+                        st.checks.append(batch)
+                        useful.append(i)
             if self.settings.multihop:
                 self._multihop(q, st, useful, texts)
         st.trace.wall_ms = round(t.ms, 1)
         return st
+
+    def _evidence(self, q: Question, trace: StageTrace, i: int, doc: Document, text: str,
+                  gate: LLMCall) -> CheckBatch | None:
+        """Document ``i`` after its gate: nothing when judged not useful (None), else its extraction,
+        whose facts are submitted for checking against it (their CheckBatch)."""
+        trace.llm_calls.append(gate)
+        if gate.text.strip().startswith("No"):  # the authors' rule: anything else counts as Yes
+            trace.notes.append(f"document [{i}] judged not useful")
+            return None
+        ext = self._chat(q, q.prompts.messages("extract", question=q.text, docs=text), step="extract",
+                         purpose=f"extract:{i}")
+        trace.llm_calls.append(ext)
+        items = fact_claims(R.EVIDENCE, ext.text, i, doc, self._split_lang(q, ext.text),
+                            min_words=self.settings.min_statement_words)
+        items = self.complete(q, items, trace, f"{R.EVIDENCE}:{i}")
+        return self.verifier().submit(items, (R.KEPT, R.DROPPED_NLI), trace, q.timeline)
+
+    def _documents_together(self, q: Question, st: Stage, texts: list[str]) -> list[int]:
+        """Stage 2 with up to ``parallel_docs`` documents at once: one thread per document runs
+        :meth:`_evidence` (gate, extraction, claims, checks submitted as soon as its extraction
+        ends). An LLM with ``batched`` (in-process llama.cpp) decodes the threads' calls as parallel
+        sequences of one context (:mod:`~vericite.engine.llm_batch`); any other (a server) gets them
+        as concurrent requests. Each document keeps its own trace, merged here in document order,
+        so the trace reads as the sequential one. Returns the useful documents' numbers."""
+        docs = list(zip(q.documents, texts))
+        n = min(self.settings.parallel_docs, len(docs))  # never more sequences than documents
+
+        def together(work) -> list:
+            """``work(view, i)`` for every document i (1-based), ``view`` = this pipeline on the batching LLM."""
+            batched = getattr(self.llm, "batched", None)
+            session = batched(slots=n, clients=len(docs)) if batched else nullcontext(self.llm)
+            with session as lm:
+                view = copy.copy(self)
+                view.llm = lm
+
+                def run(i: int):
+                    with (lm.client(i - 1) if batched else nullcontext()):
+                        return work(view, i)
+                with ThreadPoolExecutor(max_workers=len(docs) if batched else min(n, len(docs)),
+                                        thread_name_prefix="stage2") as pool:
+                    futures = [pool.submit(run, i) for i in range(1, len(docs) + 1)]
+                    return [f.result() for f in futures]
+
+        gates = None
+        if self.settings.gate == "relative":  # every document scored first, then the extractions
+            scored = together(lambda view, i: view._p_yes(q, texts[i - 1], i))
+            gates = self._relative_gates(q, texts, scored)
+
+        def document(view: VeriCite, i: int) -> tuple[StageTrace, CheckBatch | None]:
+            log.info("stage 2: document %d/%d (up to %d at once)", i, len(docs), n)
+            trace = StageTrace(R.EVIDENCE)
+            doc, text = docs[i - 1]
+            gate = gates[i - 1] if gates else view._gate(q, text, i)
+            return trace, view._evidence(q, trace, i, doc, text, gate)
+
+        useful = []
+        for i, (trace, batch) in enumerate(together(document), start=1):
+            st.trace.llm_calls += trace.llm_calls
+            st.trace.notes += trace.notes
+            st.trace.nli_pairs += trace.nli_pairs
+            st.trace.nli_ms = round(st.trace.nli_ms + trace.nli_ms, 1)
+            if batch is not None:
+                st.checks.append(batch)
+                useful.append(i)
+        return useful
 
     def verified(self, q: Question, answer: Stage, evidence: Stage) -> list[Statement]:
         """Wait for the checks of stages 1 and 2 (their verdicts go into the traces); the kept
@@ -256,7 +350,8 @@ class VeriCite:
         if not self.settings.conflicts or not verified:
             return []
         with q.timeline.span("nli", "conflicts"):
-            found = find_conflicts(verified, q.documents, self.checker.scores, self.settings.threshold,
+            found = find_conflicts(verified, q.documents, self.checker.scores,
+                                   self.settings.conflict_threshold or self.settings.threshold,
                                    self._split_lang(q, " ".join(d.text for d in q.documents)[:2000]))
         return found
 
@@ -497,12 +592,14 @@ class VeriCite:
             items = self.complete(q, items, st.trace, f"{R.EVIDENCE}:{i}+{j}")
             st.checks.append(self.verifier().submit(items, (R.KEPT, R.DROPPED_NLI), st.trace, q.timeline))
 
-    def _relative_gates(self, q: Question, texts: list[str]) -> list[LLMCall]:
+    def _relative_gates(self, q: Question, texts: list[str],
+                        scored: list[tuple[float, LLMCall]] | None = None) -> list[LLMCall]:
         """The relative gate: P(Yes) of every document, then "Yes" where P(Yes) divided by the
         highest of the question's documents is >= ``gate_threshold`` (the best document always
         passes). A small model says "Yes" to nearly every document; which documents it prefers
         discriminates far better than its absolute P(Yes)."""
-        scored = [self._p_yes(q, text, i) for i, text in enumerate(texts, start=1)]
+        if scored is None:  # (given: scored together by stage 2's parallel path)
+            scored = [self._p_yes(q, text, i) for i, text in enumerate(texts, start=1)]
         top = max(p for p, _ in scored)
         return [replace(call, text="Yes" if top > 0 and p / top >= self.settings.gate_threshold else "No",
                         score=round(p, 4)) for p, call in scored]

@@ -52,6 +52,10 @@ def _non_negative(x: Any) -> str | None:
     return None if x >= 0 else "must be >= 0"
 
 
+def _positive(x: Any) -> str | None:
+    return None if x >= 1 else "must be >= 1"
+
+
 def _bands(x: Any) -> str | None:
     if x is None:
         return None
@@ -125,6 +129,10 @@ class Settings:
                                            "reports failures", kind="bool", flag=True)
     conflicts: bool = setting(True, "report documents that give another number or year for a verified claim "
                                     "(the checker decides; engine/conflicts.py)", kind="bool", flag=True)
+    conflict_threshold: float = setting(0.0, "P(entailment) at which another document counts as stating a verified "
+                                             "claim with its own number (0 = the checker's threshold; measured with "
+                                             "`vericite bench conflicts --threshold ...`)",
+                                        kind="float", rule=_closed_unit, profile="nli", flag=True)
     gate_grammar: bool = setting(True, "constrain the greedy gate to exactly Yes | No", kind="bool")
     min_statement_words: int = setting(
         0, "statements and facts with fewer words are dropped before the NLI check (0 keeps all, as the "
@@ -150,6 +158,10 @@ class Settings:
                                     "both together and citing the ones that carry them", kind="bool", flag=True)
     lang: str = setting("auto", "sentence-splitter language: auto (Cyrillic in the question -> ru, else en), "
                                 "en, ru, ...", kind="str", rule=_lang, flag=True)
+    parallel_docs: int = setting(1, "stage 2: documents decoded at once (gates, then the useful ones' extractions; "
+                                    "in-process as parallel sequences of one llama.cpp context, on a server as "
+                                    "concurrent requests); 1 = one after another. Changes timing, and results "
+                                    "only by float rounding of batched decoding", kind="int", rule=_positive, flag=True)
     schedule: str = setting("overlap", "overlap: NLI checks run while the LLM goes on (stage 3 waits for all); "
                                        "sequential: the authors' order. Changes timing, never results",
                             kind="str", choices=SCHEDULES, flag=True)
@@ -305,5 +317,10 @@ def default(name: str) -> Any:
     return f.default if f.default is not MISSING else None
 
 
-__all__ = ["GATES", "PROMPT_FORMATS", "SCHEDULES", "STRICTNESS", "Settings", "add_arguments", "check", "default", "flag",
+def changed(base: Settings, new: Settings) -> dict[str, Any]:
+    """The fields of ``new`` whose value differs from ``base``'s, by name (e.g. a request's options)."""
+    return {name: getattr(new, name) for name in _FIELDS if getattr(new, name) != getattr(base, name)}
+
+
+__all__ = ["GATES", "PROMPT_FORMATS", "SCHEDULES", "STRICTNESS", "Settings", "add_arguments", "changed", "check", "default", "flag",
            "from_arguments", "parse_profile", "profile_keys", "resolve", "validate"]

@@ -194,7 +194,8 @@ def _finish_vocab(tok, pieces: list[str]):
     return Tokenizer.from_str(json.dumps(spec))
 
 
-def make_tiny_t5(out_dir: str | Path, seed: int = 0, *, corpus: str | Path | None = None) -> Path:
+def make_tiny_t5(out_dir: str | Path, seed: int = 0, *, corpus: str | Path | None = None,
+                 config: dict | None = None) -> Path:
     """Write a tiny random T5 (TRUE's v1.0 layout) and its tokenizer to ``out_dir``.
 
     Deterministic for a given ``seed`` and corpus: the tokenizer is trained on the first
@@ -210,6 +211,8 @@ def make_tiny_t5(out_dir: str | Path, seed: int = 0, *, corpus: str | Path | Non
         corpus: JSONL file with ``premise``, ``hypothesis`` (and ``label``) fields; default
             ``<shared>/data/nli/snli_test.jsonl`` (``<shared>`` = ``$VERICITE_SHARED`` or the
             ``shared`` folder next to the repository).
+        config: ``T5Config`` fields that replace :data:`TINY_T5_CONFIG`'s, e.g. t5-large's sizes
+            for a speed benchmark (bench/gpu_check.py); the tokenizer and the score spread stay.
 
     Returns:
         ``out_dir`` as a Path.
@@ -228,7 +231,7 @@ def make_tiny_t5(out_dir: str | Path, seed: int = 0, *, corpus: str | Path | Non
     rows = _read_pairs(src, TOKENIZER_ROWS)
     tok = _train_tokenizer(rows)
 
-    config = T5Config(vocab_size=tok.get_vocab_size(), **TINY_T5_CONFIG)
+    config = T5Config(vocab_size=tok.get_vocab_size(), **{**TINY_T5_CONFIG, **(config or {})})
     torch.manual_seed(seed)
     model = T5ForConditionalGeneration(config).eval()
     with torch.no_grad():

@@ -223,6 +223,12 @@ def test_load_items_shapes(shared, tmp_path):
     assert asqa["dataset"] == "asqa" and asqa["gold"]["qa_pairs"][0]["short_answers"]
     raw = json.loads((shared / "data" / "asqa.jsonl").read_text().splitlines()[0])
     assert [d.title for d in asqa["docs"]] == [d["title"] for d in raw["docs"][:5]]
+    ru = load_items(shared / "data" / "ru_xquad.jsonl", limit=1)[0]
+    raw_ru = json.loads((shared / "data" / "ru_xquad.jsonl").read_text(encoding="utf-8").splitlines()[0])
+    assert ru["dataset"] == "xquad-ru" and ru["gold"]["answers"][0] == raw_ru["answer"]
+    assert [d.text for d in ru["docs"]] == [d["text"].strip() for d in raw_ru["docs"][:5]]
+    row = {"dataset": "xquad-ru", "docs": [], "gold": {"answers": ["308"]}, "output": "Защита уступила 308 очков [1]."}
+    assert alce.evaluate_item(row, lambda pairs: [1.0] * len(pairs), Rules())["answer_in_output"] == 1.0
     bad = tmp_path / "bad.jsonl"
     bad.write_text(json.dumps(raw) + "\n{oops\n")
     with pytest.raises(InputError, match=r"bad.jsonl: malformed JSONL at line 2"):
@@ -301,6 +307,13 @@ def test_vanilla_prompt_demos_and_grammar(shared):
     assert msgs[-1]["content"].startswith("Instruction: Write an accurate")
     assert "Question: Which band?" in msgs[-1]["content"] and "Document [5](Title: Y): still nothing" in msgs[-1]["content"]
     assert msgs[-1]["content"].endswith("Answer:")
+    # a Russian question gets the Russian prompt (its system message, instruction and templates)
+    llm_ru = ScriptedLLM({"answer": "Ответ [1]."})
+    Vanilla(llm_ru, prompt=VanillaPrompt.load(), demos=[], citation_grammar=True)(
+        {"question": "Сколько очков уступила защита Пэнтерс?", "docs": DOCS[:2]})
+    (_, msgs_ru, _), = llm_ru.calls
+    assert msgs_ru[0]["content"] == "Вы — полезный ассистент." and msgs_ru[-1]["content"].startswith("Инструкция:")
+    assert "Документ [1](Заголовок: " in msgs_ru[-1]["content"] and msgs_ru[-1]["content"].endswith("Ответ:")
 
 
 # -- checkers ----------------------------------------------------------------------------------

@@ -258,6 +258,18 @@ def test_a_document_giving_another_year_for_a_verified_claim_is_a_conflict(check
     assert off.conflicts == []
 
 
+def test_a_conflicting_sentence_late_in_a_long_document_is_still_a_candidate(checker):
+    from vericite.engine.conflicts import MAX_CANDIDATES, find_conflicts
+    from vericite.engine.records import Statement
+
+    years = " ".join(f"The band toured Europe in {1970 + k}." for k in range(MAX_CANDIDATES + 2))
+    docs = [Document("Counterparts", "Rush released Counterparts in 1993."),
+            Document("Rush", years + " Rush released Counterparts in 1994.")]
+    fact = Statement("evidence", "Rush released Counterparts in 1993.", (1,), "kept", 1.0)
+    found = find_conflicts([fact], docs, checker.scores, 0.5)
+    assert [(c.document, c.value, c.other_document, c.other_value) for c in found] == [(1, "1993", 2, "1994")]
+
+
 def test_lenient_keeps_partial_support_and_marks_its_citations(checker):
     replies = {"answer": "Keith Moon was the drummer of Rush [3].", "gate": "No",
                "refine": "Rush released the song Counterparts [2][1]. Keith Moon was the drummer of Rush [3]."}
@@ -471,3 +483,30 @@ def test_citations_a_joint_claim_needs_are_never_all_removed(checker):
     _, res = answer_with(checker, replies, docs=docs, question="What is Rush?", claim_words=0, backbone=False)
     s = res.stages[0].statements[0]
     assert (s.verdict, s.citations, s.removed, s.score) == (R.KEPT, (2, 3), (1,), 1.0)
+
+
+def test_a_question_in_a_language_the_checker_does_not_read_goes_to_the_route_that_reads_it():
+    ru = json.loads((__import__("pathlib").Path(__file__).parent.parent / "examples" / "demo_yandex_market.json")
+                    .read_text(encoding="utf-8"))
+    docs = [Document(d["title"], d["text"]) for d in ru["docs"]]
+    en_checker, ru_checker = WordChecker(), WordChecker()
+    ru_checker.name = "ru-word-checker"
+    replies = {"answer": "Яндекс Маркет запущен в 2000 году [1].", "gate": "No",
+               "refine": "Яндекс Маркет запущен в 2000 году [1].", "en": "Neil Peart was the drummer of Rush [1]."}
+    llm = ScriptedLLM(replies)
+    routed = VeriCite(llm, ru_checker, settings=Settings(checker_languages=("ru", "en"), threshold=0.6))
+    pipe = VeriCite(llm, en_checker, settings=Settings(checker_languages=("en",)), routes={"ru": routed})
+    assert pipe.route(ru["question"], docs) is routed and pipe.route(Q, DOCS) is pipe
+    res = pipe.answer(ru["question"], docs)
+    assert res.settings["nli"] == "ru-word-checker" and res.settings["threshold"] == 0.6
+    assert ru_checker.pairs and not en_checker.pairs
+    assert not any("reads en only" in w for w in res.warnings)
+    # answer_many routes each question on its own
+    ru_checker.pairs.clear()
+    llm.replies["answer"] = "Neil Peart was the drummer of Rush [1]."
+    out = list(pipe.answer_many([(Q, DOCS), (ru["question"], docs)]))
+    assert [r.settings["nli"] for r in out] == ["word-checker", "ru-word-checker"]
+    assert en_checker.pairs and ru_checker.pairs
+    # without a route the checker that cannot read the language still answers, with the warning
+    alone = VeriCite(ScriptedLLM(replies), WordChecker(), settings=Settings(checker_languages=("en",)))
+    assert any("reads en only" in w for w in alone.answer(ru["question"], docs).warnings)

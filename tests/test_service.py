@@ -26,6 +26,7 @@ from prometheus_client.parser import text_string_to_metric_families  # noqa: E40
 
 from vericite.engine.errors import InputError  # noqa: E402
 from vericite.engine.records import Document  # noqa: E402
+from vericite.engine.pipeline import VeriCite  # noqa: E402
 from vericite.engine.prompts import PromptSet  # noqa: E402
 from vericite.engine.service import errors as E  # noqa: E402
 from vericite.engine.service.admission import Admission  # noqa: E402
@@ -421,7 +422,7 @@ def test_sigterm_drains_in_flight_requests_then_exits(tmp_path):
             r = inflight.result(timeout=30)
         assert r.status_code == 200 and r.json()["answer"]
         assert proc.wait(timeout=30) in (0, -signal.SIGTERM)  # uvicorn re-raises the signal after its shutdown
-        assert "NLI batcher closed" in proc.stderr.read()
+        assert "NLI batchers closed" in proc.stderr.read()
         with pytest.raises(httpx.TransportError):
             httpx.get(f"{url}/health", timeout=1)
     finally:
@@ -467,3 +468,23 @@ def test_bench_serve_reports_latency_throughput_and_batching(server, tmp_path):
     assert rep["meta"]["models"]["llm"]["name"] == "scripted" and len(rep["requests"]) == 8
     md = (out / "serve.md").read_text()
     assert "p50 / p95" in md and "status counts" in md
+
+
+def test_a_russian_request_is_checked_by_the_routed_checker_with_the_request_options():
+    from vericite.engine.settings import Settings
+
+    from .serve_fake import SlowChecker
+
+    pipe = fake_pipeline()
+    ru_checker = SlowChecker()
+    ru_checker.name = "ru-word-checker"
+    pipe.routes = {"ru": VeriCite(pipe.llm, ru_checker, settings=Settings(checker_languages=("ru", "en"), threshold=0.6))}
+    ru_docs = [{"title": "История", "text": "Яндекс Маркет запущен в 2000 году как сервис сравнения цен."}]
+    with serve_in_thread(create_app(pipe)) as srv, httpx.Client(base_url=srv.url, timeout=30) as c:
+        r = c.post("/v1/answer", json={"question": "Когда запустили Яндекс Маркет?", "documents": ru_docs,
+                                       "options": {"min_statement_words": 2}})
+        assert r.status_code == 200, r.text
+        s = r.json()["settings"]
+        assert (s["nli"], s["threshold"], s["min_statement_words"], s["lang"]) == ("ru-word-checker", 0.6, 2, "ru")
+        assert ru_checker.calls
+        assert c.post("/v1/answer", json=body()).json()["settings"]["nli"] == "word-checker"

@@ -86,10 +86,8 @@ class Service:
         if self.admission is not None:
             self.admission.close(timeout=self.limits.timeout_s)
         if self.runner is not None and self.owns_pipeline:
-            close = getattr(self.runner.pipeline.checker, "close", None)
-            if close is not None:
-                close()
-            log.info("NLI batcher closed")
+            self.runner.pipeline.close()
+            log.info("NLI batchers closed")
 
     def status(self) -> tuple[int, str, str | None]:
         if self.draining:

@@ -24,7 +24,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1: this machine only)")
     p.add_argument("--port", type=int, default=8000, help="port (default 8000)")
     p.add_argument("--llm", help="LLM name in models.toml (default: [defaults] llm)")
-    p.add_argument("--nli", help="NLI checker name in models.toml (default: [defaults] nli)")
+    p.add_argument("--nli", help="NLI checker name in models.toml; default 'auto': [defaults] nli, and for a question in a language it "
+                   "does not read, the checker models.toml's [nli_by_language] names")
     p.add_argument("--nli-cache", help="sqlite file that keeps NLI scores across runs (default: memory only)")
     p.add_argument(flag("workers"), type=int, default=_D.workers,
                    help=f"request threads (default {_D.workers}: LLM calls take turns, so a second thread lets one "

@@ -20,10 +20,11 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Sequence
-from dataclasses import asdict
+from dataclasses import asdict, replace
 from typing import Any
 
 from .. import records as R
+from .. import settings as S
 from ..checks import CheckBatch, Verifier
 from ..pipeline import Stage, VeriCite
 from ..prompts import PromptSet
@@ -93,7 +94,10 @@ class Runner:
                 stream.poll()
 
         llm = RequestLLM(self.pipeline.llm, before, self.on_llm_call)
-        pipe = VeriCite(llm, self.pipeline.checker, prompts=self._prompt_set(settings.prompts), settings=settings)
+        routed = self.pipeline.route(question, documents)  # a checker that reads the question's language
+        if routed is not self.pipeline:  # the request's options on top of that checker's settings
+            settings = replace(routed.settings, **S.changed(self.pipeline.settings, settings))
+        pipe = VeriCite(llm, routed.checker, prompts=self._prompt_set(settings.prompts), settings=settings)
         stream = _Stream(emit, pipe.verifier()) if emit else None
         q = pipe.prepare(question, documents)
         answer = pipe.stage1_answer(q)
