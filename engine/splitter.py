@@ -38,6 +38,7 @@ _ABBREVIATIONS = {
 _DOT = "\u2024"  # ONE DOT LEADER: stands in for a protected full stop while pysbd splits
 _LIST_ITEM = re.compile(r"(?:(?<=^)|(?<=[.!?:] ))(\d{1,2})[.)]\s+(?=\S)")
 _BULLET = re.compile(r"^[-*•·]\s*")
+_LINE_NUMBER = re.compile(r"^\d{1,2}[.)]\s+(?=\S)")
 #: "[1] states that ..." / "[2] also mentions ...": a lower-case reporting verb after leading marks
 _REPORTING = re.compile(r"(?:also\s+)?(?:states|says|mentions|confirms|notes|shows|indicates|reports|explains|adds|"
                         r"suggests|describes|reveals|clarifies|specifies|explicitly states)\s+(?:also\s+)?(?:that\s+)?")
@@ -82,11 +83,14 @@ def split_sentences(text: str, lang: str = "en") -> list[str]:
 
 def _list_items(line: str) -> list[str]:
     """A line holding a numbered list ("1. A. 2. B.") as its lead-in and items, numbers removed;
-    any other line unchanged. Only a run of numbers counting up from 1 is a list."""
+    any other line without a leading item number ("2. B" -> "B"). Only a run of numbers counting
+    up from 1 is a list."""
     marks = list(_LIST_ITEM.finditer(line))
     numbers = [int(m.group(1)) for m in marks]
     if len(marks) < 2 or numbers != list(range(1, len(marks) + 1)):
-        return [line]
+        # one item per line ("1. A\n2. B", the small models' usual list): the line's own number goes
+        # (else the number guard reads it as a claimed number the document lacks)
+        return [_LINE_NUMBER.sub("", line)]
     pieces = [line[:marks[0].start()]]
     for m, nxt in zip(marks, marks[1:] + [None]):
         pieces.append(line[m.end():nxt.start() if nxt else len(line)])
