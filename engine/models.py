@@ -259,19 +259,26 @@ def _parse_spec(name: str, raw: dict, path: Path) -> ModelSpec:
     return ModelSpec(name=name, **kw)
 
 
+def _server_entry(raw: dict, where: str, fmt: str, role: str, required: tuple[str, ...]) -> dict:
+    """What every entry of a model behind a server must be: the role ``fmt`` serves, the keys it
+    needs, source "server" (or none); returns a copy of ``raw`` with the source filled in."""
+    if raw.get("role") != role:
+        raise ConfigError(f"{where}: format = '{fmt}' is for role = '{role}' entries")
+    for key in required:
+        if not raw.get(key):
+            raise ConfigError(f"{where}: format = '{fmt}' needs {key!r}")
+    raw = dict(raw)
+    if raw.setdefault("source", "server") != "server":
+        raise ConfigError(f"{where}: format = '{fmt}' takes source = 'server' (or none), got {raw['source']!r}")
+    return raw
+
+
 def _check_triton(raw: dict, where: str) -> dict:
     """A format = "triton" entry's own rules; returns ``raw`` with source "server" and sha256 "" filled in."""
-    if raw.get("role") != "nli":
-        raise ConfigError(f"{where}: format = 'triton' is for role = 'nli' entries")
     if set(raw) & (_OPENAI_KEYS - {"timeout"}):
         raise ConfigError(f"{where}: key(s) {sorted(set(raw) & (_OPENAI_KEYS - {'timeout'}))} belong to "
                           "format = 'openai' entries")
-    for key in _TRITON_REQUIRED:
-        if not raw.get(key):
-            raise ConfigError(f"{where}: format = 'triton' needs {key!r}")
-    raw = dict(raw)
-    if raw.setdefault("source", "server") != "server":
-        raise ConfigError(f"{where}: format = 'triton' takes source = 'server' (or none), got {raw['source']!r}")
+    raw = _server_entry(raw, where, "triton", "nli", _TRITON_REQUIRED)
     url = str(raw["url"])
     if not url.startswith(("http://", "https://")):
         raise ConfigError(f"{where}: url = {url!r} must start with http:// or https:// (Triton's HTTP endpoint)")
@@ -287,14 +294,7 @@ def _check_triton(raw: dict, where: str) -> dict:
 
 def _check_openai(raw: dict, where: str) -> dict:
     """A format = "openai" entry's own rules; returns ``raw`` with source "server" and sha256 "" filled in."""
-    if raw.get("role") != "llm":
-        raise ConfigError(f"{where}: format = 'openai' is for role = 'llm' entries")
-    for key in _OPENAI_REQUIRED:
-        if not raw.get(key):
-            raise ConfigError(f"{where}: format = 'openai' needs {key!r}")
-    raw = dict(raw)
-    if raw.setdefault("source", "server") != "server":
-        raise ConfigError(f"{where}: format = 'openai' takes source = 'server' (or none), got {raw['source']!r}")
+    raw = _server_entry(raw, where, "openai", "llm", _OPENAI_REQUIRED)
     server = raw.setdefault("server", "llama-server")
     if server not in _SERVERS:
         raise ConfigError(f"{where}: server = {server!r}, expected one of {sorted(_SERVERS)}")
