@@ -161,16 +161,26 @@ class Vanilla:
         self.citation_grammar = citation_grammar
         self.name = name
         self.stamp: dict = {}
+        self._by_lang: dict[str, VanillaPrompt] = {}
+
+    def prompt_for(self, question: str) -> VanillaPrompt:
+        """The prompt for the question's language (:meth:`VanillaPrompt.for_language`), loaded once per language."""
+        if not self.prompt.languages:
+            return self.prompt
+        lang = detect(question)[0]
+        if lang not in self._by_lang:
+            self._by_lang[lang] = self.prompt.for_language(lang)
+        return self._by_lang[lang]
 
     def messages(self, question: str, docs: list[Document], warnings: list[str]) -> list[dict[str, str]]:
         """System message, the demos as user/assistant turns, then the question with its documents
         (each cut to an equal share of the context left, if needed), in the prompt for the
-        question's language (:meth:`VanillaPrompt.for_language`; the demos stay as given).
+        question's language (:meth:`prompt_for`; the demos stay as given).
 
         Raises:
             InputError: the documents cannot get 16 tokens each.
         """
-        prompt = self.prompt.for_language(detect(question)[0]) if self.prompt.languages else self.prompt
+        prompt = self.prompt_for(question)
 
         def block(ds: list[Document]) -> str:
             return "".join(prompt.doc(i, d.title, d.text) for i, d in enumerate(ds, start=1))
@@ -196,8 +206,8 @@ class Vanilla:
         docs = list(item["docs"])
         msgs = self.messages(item["question"], docs, warnings)
         grammar = citation_grammar(len(docs)) if self.citation_grammar else None
-        call = self.llm.chat(msgs, max_tokens=self.prompt.max_tokens, purpose="answer", grammar=grammar)
-        used = self.prompt.for_language(detect(item["question"])[0]) if self.prompt.languages else self.prompt
+        used = self.prompt_for(item["question"])
+        call = self.llm.chat(msgs, max_tokens=used.max_tokens, purpose="answer", grammar=grammar)
         return {"output": call.text.strip(), "warnings": warnings,
                 "trace": {"prompts": used.tag, "llm_calls": [asdict(call)]}}
 
