@@ -20,7 +20,7 @@ from vericite.engine.errors import ConfigError, InferenceError, ModelFileError
 from vericite.engine.models import Registry
 from vericite.engine.onnx_scorer import SessionRunner, bucket_width
 
-from .conftest import SHARED
+from .conftest import REPO, SHARED
 
 SNLI = SHARED / "data" / "nli" / "snli_test.jsonl"
 HOTPOT = SHARED / "data" / "hotpotqa.jsonl"
@@ -237,6 +237,14 @@ def _pairs() -> list[tuple[str, str]]:
             sent = t.split(". ")[0]
             pairs += [(t, sent), (t, texts[(i + 1) % len(texts)].split(". ")[0])]
         pairs.append((texts[0], " ".join(texts[1].split(". ")[:6])))
+    if not SNLI.is_file():  # a clone without ../shared: the repo's examples, each sentence against its
+        # own document and against the next one (token and sentence windows as above)
+        for name in ("hotpotqa-0.json", "demo_yandex_market.json"):
+            raw = json.loads((REPO / "examples" / name).read_text(encoding="utf-8"))
+            texts = [d["text"] for d in raw["docs"] if d.get("text")]
+            for i, t in enumerate(texts):
+                for sent in t.split(". ")[:4]:
+                    pairs += [(t, sent), (texts[(i + 1) % len(texts)], sent)]
     return pairs
 
 
