@@ -1,7 +1,7 @@
 """Conflict detection on planted and consistent pairs (engine/conflicts.py).
 
 `vericite bench conflicts [--nli NAME] [--data ../shared/data/hotpotqa.jsonl] [--ru ../shared/data/ru_xquad.jsonl] [--limit N]
-[--lang en|ru|both]`
+[--lang en|ru|both] [--start N] [--threshold T ...] [--related R ...]`
 
 The checker (default: the default NLI checker, at its threshold) decides each candidate.
 
@@ -45,16 +45,27 @@ def _changed(sentence: str, rng: random.Random) -> str | None:
     return " ".join(words[2:]) if len(words) > 5 else " ".join(words)
 
 
-def _items(path, limit: int, lang: str):
-    for _, row in read_rows(path)[:limit]:
+def _items(path, limit: int, lang: str, start: int = 0):
+    for _, row in read_rows(path)[start:start + limit]:
         docs = [Document(str(d.get("title") or ""), d["text"]) for d in row["docs"]]
         flags = [bool(d.get("is_supporting", True)) for d in row["docs"]]
         yield docs, flags, lang
 
 
-def measure(items, scores, thresholds: Sequence[float], seed: int = 0) -> dict:
-    """Counts and rates over ``items`` of (documents, supporting flags, lang), per threshold (one
-    scoring: every threshold reads the same memoised scores)."""
+def rules(thresholds: Sequence[float], related: Sequence[float]) -> list[tuple[float, float]]:
+    """The (threshold, related bar) pairs to measure: each threshold with each bar not above it."""
+    return [(t, r) for t in thresholds for r in related if r <= t]
+
+
+def rule_name(t: float, r: float) -> str:
+    """A row's key: "0.55", or "0.55/0.35" with a related bar."""
+    return f"{t}/{r}" if r > 0 else str(t)
+
+
+def measure(items, scores, thresholds: Sequence[float], seed: int = 0, related: Sequence[float] = (0.0,)) -> dict:
+    """Counts and rates over ``items`` of (documents, supporting flags, lang), per (threshold,
+    related bar) of :func:`rules` (one scoring: every rule reads the same memoised scores); keys
+    :func:`rule_name`."""
     memo: dict[tuple[str, str], float] = {}
 
     def cached(pairs):
@@ -65,8 +76,9 @@ def measure(items, scores, thresholds: Sequence[float], seed: int = 0) -> dict:
 
     rng = random.Random(seed)
     facts = planted = 0
-    alarms = dict.fromkeys(thresholds, 0)
-    hits = dict.fromkeys(thresholds, 0)
+    combos = rules(thresholds, related)
+    alarms = dict.fromkeys(combos, 0)
+    hits = dict.fromkeys(combos, 0)
     for docs, flags, lang in items:
         if len(docs) < 2:
             continue
@@ -78,8 +90,8 @@ def measure(items, scores, thresholds: Sequence[float], seed: int = 0) -> dict:
                     continue
                 fact = Statement("evidence", s, (i,), "kept", 1.0, s)
                 facts += 1
-                for t in thresholds:
-                    alarms[t] += bool(find_conflicts([fact], docs, cached, t, lang))
+                for t, r in combos:
+                    alarms[t, r] += bool(find_conflicts([fact], docs, cached, t, lang, related=r))
                 j = rng.choice([k for k in range(1, len(docs) + 1) if k != i])
                 changed = _changed(s, rng)
                 if changed is None:
@@ -87,12 +99,13 @@ def measure(items, scores, thresholds: Sequence[float], seed: int = 0) -> dict:
                 docs2 = list(docs)
                 docs2[j - 1] = Document(docs[j - 1].title, docs[j - 1].text + " " + changed)
                 planted += 1
-                for t in thresholds:
-                    hits[t] += any(c.other_document == j for c in find_conflicts([fact], docs2, cached, t, lang))
-    return {str(t): {"facts_with_numbers": facts, "false_alarms": alarms[t],
-                     "false_alarm_rate": round(alarms[t] / max(1, facts), 4),
-                     "planted": planted, "found": hits[t], "recall": round(hits[t] / max(1, planted), 4)}
-            for t in thresholds}
+                for t, r in combos:
+                    hits[t, r] += any(c.other_document == j
+                                      for c in find_conflicts([fact], docs2, cached, t, lang, related=r))
+    return {rule_name(t, r): {"facts_with_numbers": facts, "false_alarms": alarms[t, r],
+                              "false_alarm_rate": round(alarms[t, r] / max(1, facts), 4),
+                              "planted": planted, "found": hits[t, r], "recall": round(hits[t, r] / max(1, planted), 4)}
+            for t, r in combos}
 
 
 def main(argv: list[str] | None = None, models_toml: str | None = None) -> int:
@@ -105,6 +118,11 @@ def main(argv: list[str] | None = None, models_toml: str | None = None) -> int:
     ap.add_argument("--threshold", type=float, nargs="+",
                     help="P(entailment) that counts; several give one row each from one scoring (default: the "
                          "checker's conflict_threshold, else its threshold)")
+    ap.add_argument("--related", type=float, nargs="+",
+                    help="lower P(entailment) bars for a related other sentence (engine/conflicts.py); each is "
+                         "measured with each threshold it does not exceed; 0 = off (default: the checker's "
+                         "conflict_related)")
+    ap.add_argument("--start", type=int, default=0, help="first item of each file (default 0)")
     ap.add_argument("--threads", type=int, default=2, help="ONNX Runtime threads (default 2)")
     ap.add_argument("--lang", choices=("en", "ru", "both"), default="both",
                     help="which sets: en (HotpotQA), ru (XQuAD-ru and the brief's example), both (default); "
@@ -119,6 +137,7 @@ def main(argv: list[str] | None = None, models_toml: str | None = None) -> int:
         d = Path(args.model_dir)
         checker = OnnxCrossEncoder(d / "model.onnx", d / "tokenizer.json", intra_op_threads=args.threads)
         thr = args.threshold or [0.5]
+        rel = args.related or [0.0]
     else:
         from vericite.engine.checkers import load_checker
         from vericite.engine.models import Registry
@@ -126,26 +145,33 @@ def main(argv: list[str] | None = None, models_toml: str | None = None) -> int:
         spec = Registry.load(models_toml).get(args.nli, "nli")
         checker = load_checker(spec, intra_op_threads=args.threads)
         thr = args.threshold or [spec.setting("conflict_threshold") or spec.threshold]
-    out: dict = {"checker": checker.name, "threshold": thr, "limit": args.limit}
+        rel = args.related or [spec.setting("conflict_related")]
+    if not rules(thr, rel):
+        raise SystemExit(f"vericite bench conflicts: every --related bar {rel} is above every threshold {thr}")
+    out: dict = {"checker": checker.name, "threshold": thr, "related": rel, "start": args.start, "limit": args.limit}
     if args.lang in ("en", "both"):
-        out["en (HotpotQA)"] = measure(_items(args.data, args.limit, "en"), checker.scores, thr)
+        out["en (HotpotQA)"] = measure(_items(args.data, args.limit, "en", args.start), checker.scores, thr,
+                                       related=rel)
     if args.lang in ("ru", "both"):
-        out["ru (XQuAD-ru)"] = measure(_items(args.ru, args.limit, "ru"), checker.scores, thr)
+        out["ru (XQuAD-ru)"] = measure(_items(args.ru, args.limit, "ru", args.start), checker.scores, thr,
+                                       related=rel)
         demo = json.loads((shared_dir() / "data" / "demo_yandex_market.json").read_text(encoding="utf-8"))
         docs = [Document(d["title"], d["text"]) for d in demo["docs"]]
-        stmt = Statement("answer", "Яндекс Маркет запущен в 2000 году.", (1,), "kept", 1.0)
+        # the verified fact as the pipeline keeps it: document 1's own sentence with the 2000 launch
+        launch = next(t for t in split_sentences(docs[0].text, "ru") if "2000" in t)
+        stmt = Statement("evidence", launch, (1,), "kept", 1.0)
         out["brief's example"] = {}
-        for t in thr:
-            found = find_conflicts([stmt], docs, checker.scores, t, "ru")
-            out["brief's example"][str(t)] = {"reported": [c.describe() for c in found],
+        for t, r in rules(thr, rel):
+            found = find_conflicts([stmt], docs, checker.scores, t, "ru", related=r)
+            out["brief's example"][rule_name(t, r)] = {"reported": [c.describe() for c in found],
                                               "document_3_vs_1": any(c.other_document == 3 and c.document == 1
                                                                      for c in found)}
     if args.json:
         json.dump(out, sys.stdout, ensure_ascii=False, indent=2)
         sys.stdout.write("\n")
         return 0
-    print(f"checker {checker.name}, thresholds {thr}")
-    print("| set | threshold | facts with numbers | false alarms | planted | found (recall) |\n|---|---:|---:|---:|---:|---:|")
+    print(f"checker {checker.name}, thresholds {thr}, related bars {rel}")
+    print("| set | threshold[/related] | facts with numbers | false alarms | planted | found (recall) |\n|---|---:|---:|---:|---:|---:|")
     for k, rows in out.items():
         if not (isinstance(rows, dict) and k != "brief's example"):
             continue

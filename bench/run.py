@@ -292,7 +292,7 @@ def bar_chart(evaluation: dict, path: str | Path) -> None:
 
 
 #: pipeline settings `vericite run` can change for an ablation row (each needs --label)
-ABLATION_SETTINGS = ("claim_words", "cite_each", "recite", "backbone", "drop_unsupported", "multihop", "gate", "gate_threshold")
+ABLATION_SETTINGS = ("prompts", "claim_words", "cite_each", "recite", "backbone", "drop_unsupported", "multihop", "gate", "gate_threshold")
 
 
 # -- commands ----------------------------------------------------------------------------------

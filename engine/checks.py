@@ -118,7 +118,7 @@ def answer_claims(stage: str, text: str, documents: Sequence[Document], lang: st
 def fact_claims(stage: str, text: str, number: int, document: Document, lang: str, *,
                 min_words: int = 0) -> list[Statement | Claim]:
     """Stage 2's facts extracted from document ``number`` (1-based): each checked against that
-    document alone; citation marks the LLM wrote are removed; fragments are dropped."""
+    document alone; citation marks the LLM wrote are removed; fragments and repeats are dropped."""
     return joint_fact_claims(stage, text, [(number, document)], lang, min_words=min_words)
 
 
@@ -126,14 +126,18 @@ def joint_fact_claims(stage: str, text: str, cited: Sequence[tuple[int, Document
                       min_words: int = 0) -> list[Statement | Claim]:
     """Facts extracted from the documents ``cited`` ((1-based number, document) pairs) read
     together: each cites all of them and is checked against their joined text, and with several,
-    against each alone too (:class:`Verifier` ``cite_each``); fragments are dropped."""
+    against each alone too (:class:`Verifier` ``cite_each``); fragments are dropped, and a fact
+    repeated in the same extraction (case and spacing aside) is checked once."""
     numbers = tuple(n for n, _ in cited)
     texts = tuple(d.text for _, d in cited)
     out: list[Statement | Claim] = []
+    seen: set[str] = set()
     for sent in split_statements(text, lang):
         fact = strip_citations(sent)
-        if not fact:
+        key = " ".join(fact.casefold().split())
+        if not fact or key in seen:  # a small model's greedy extraction often repeats a line
             continue
+        seen.add(key)
         if len(fact.split()) < min_words:
             out.append(Statement(stage, fact, numbers, R.DROPPED_FRAGMENT, None, fact))
         else:

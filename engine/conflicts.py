@@ -12,7 +12,13 @@ fact, citing document i) that has a number, and every document j it does not cit
    the same claim with another number.
 
 So a document that merely mentions other years about other things is no conflict, and one that
-states both numbers is none either. The checker must read the documents' language (a checker that
+states both numbers is none either.
+
+A document that tells the same event without naming its subject ("after its launch in 2001 the
+service ...": the brief's document 3) rarely reaches the threshold, since the claim names what the
+document leaves implicit. With ``related`` > 0, S' at P >= ``related`` also counts when the
+sentence of j holding n' shares at least :data:`MIN_SHARED_STEMS` content-word stems with S (the
+Snowball stemmer of the language, numbers aside, stems of 4+ letters): same event, other number. The checker must read the documents' language (a checker that
 does not gives meaningless verdicts here too; the pipeline warns about that already).
 """
 from __future__ import annotations
@@ -22,6 +28,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
+import snowballstemmer
 
 from .guard import numbers
 from .records import Document, Statement
@@ -30,6 +37,10 @@ from .splitter import split_sentences
 
 #: Numbers of one document tried per verified sentence.
 MAX_CANDIDATES = 4
+#: Content-word stems the other sentence must share with the claim under the ``related`` bar.
+MIN_SHARED_STEMS = 2
+_STEMMERS = {"en": "english", "ru": "russian"}
+_LETTERS = re.compile(r"[^\W\d_]+")
 _NUM = re.compile(r"(?<![\w.,])\d{1,3}(?:,\d{3})+(?:\.\d+)?(?!\d)|\d+(?:\.\d+)?")
 
 
@@ -37,7 +48,8 @@ _NUM = re.compile(r"(?<![\w.,])\d{1,3}(?:,\d{3})+(?:\.\d+)?(?!\d)|\d+(?:\.\d+)?"
 class Conflict:
     """Document ``other_document`` entails ``sentence`` (verified, citing ``document``) with
     ``other_value`` in place of ``value``; ``other_sentence`` is where it says so; ``score`` is
-    P(entailment) of that rewritten claim, ``kind`` "year" or "number"."""
+    P(entailment) of that rewritten claim, ``kind`` "year" or "number"; ``basis`` "entailed" (P >=
+    the threshold) or "related" (P >= the lower bar, the other sentence sharing the claim's words)."""
 
     kind: str
     document: int
@@ -47,6 +59,7 @@ class Conflict:
     other_sentence: str
     other_value: str
     score: float
+    basis: str = "entailed"
 
     def describe(self) -> str:
         """One line for a person: 'document [3] gives 2001 where document [1] gives 2000: ...'."""
@@ -56,6 +69,16 @@ class Conflict:
 
 def _kind(value: str) -> str:
     return "year" if value.isdigit() and 1000 <= int(value) <= 2100 else "number"
+
+
+def stems(text: str, lang: str = "en") -> set[str]:
+    """Content-word stems of ``text``: letters-only words, lower-cased, Snowball-stemmed for "en"
+    and "ru" (other languages: the words themselves), kept when 4+ letters long."""
+    ws = [w.lower() for w in _LETTERS.findall(text)]
+    name = _STEMMERS.get(lang)
+    if name:
+        ws = snowballstemmer.stemmer(name).stemWords(ws)
+    return {w for w in ws if len(w) >= 4}
 
 
 def _norm(token: str) -> str:
@@ -102,17 +125,23 @@ def candidates(verified: Sequence[Statement], documents: Sequence[Document], lan
 
 def find_conflicts(verified: Sequence[Statement], documents: Sequence[Document],
                    scores: Callable[[list[tuple[str, str]]], np.ndarray], threshold: float,
-                   lang: str = "en") -> list[Conflict]:
+                   lang: str = "en", related: float = 0.0) -> list[Conflict]:
     """The conflicts of ``verified`` with the documents they do not cite (module docstring): at most
     one per (verified sentence, other document), the highest-scoring.
 
     Args:
         scores: the checker, ``scores(pairs) -> float32 [n]`` P(entailment) (one call).
         threshold: P(entailment) that counts as entailed.
+        lang: the documents' language (sentence splitting, stems).
+        related: the lower bar for a rewritten claim whose other sentence shares the claim's
+            words (module docstring); 0 = off. Must not exceed ``threshold``.
 
     Raises:
+        ValueError: ``related`` above ``threshold``.
         InferenceError: the checker failed.
     """
+    if related > threshold:
+        raise ValueError(f"related bar {related} is above the threshold {threshold}")
     cands = candidates(verified, documents, lang)
     if not cands:
         return []
@@ -122,12 +151,20 @@ def find_conflicts(verified: Sequence[Statement], documents: Sequence[Document],
     p = np.asarray(scores(pairs), dtype=np.float64)
     entails_original = {key: p[len(cands) + k] >= threshold for k, key in enumerate(originals)}
     best: dict[tuple[int, int], Conflict] = {}
+    own = {id(s): stems(s.text, lang) for s in verified} if related > 0 else {}
     for c, pc in zip(cands, p[:len(cands)]):
-        if pc < threshold or entails_original[(c.other, c.statement.text)]:
+        if entails_original[(c.other, c.statement.text)]:
+            continue
+        if pc >= threshold:
+            basis = "entailed"
+        elif related > 0 and pc >= related and \
+                len(own[id(c.statement)] & stems(c.other_sentence, lang)) >= MIN_SHARED_STEMS:
+            basis = "related"
+        else:
             continue
         key = (id(c.statement), c.other)
         found = Conflict(_kind(_norm(c.token)), c.statement.citations[0], c.statement.text, _norm(c.token), c.other,
-                         c.other_sentence, _norm(c.other_token), round(float(pc), 4))
+                         c.other_sentence, _norm(c.other_token), round(float(pc), 4), basis)
         if key not in best or found.score > best[key].score:
             best[key] = found
     return list(best.values())

@@ -350,9 +350,10 @@ class VeriCite:
         if not self.settings.conflicts or not verified:
             return []
         with q.timeline.span("nli", "conflicts"):
-            found = find_conflicts(verified, q.documents, self.checker.scores,
-                                   self.settings.conflict_threshold or self.settings.threshold,
-                                   self._split_lang(q, " ".join(d.text for d in q.documents)[:2000]))
+            threshold = self.settings.conflict_threshold or self.settings.threshold
+            found = find_conflicts(verified, q.documents, self.checker.scores, threshold,
+                                   self._split_lang(q, " ".join(d.text for d in q.documents)[:2000]),
+                                   related=self.settings.conflict_related)
         return found
 
     def stage3_refine(self, q: Question, verified: list[Statement]) -> Stage:

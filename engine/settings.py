@@ -133,6 +133,10 @@ class Settings:
                                              "claim with its own number (0 = the checker's threshold; measured with "
                                              "`vericite bench conflicts --threshold ...`)",
                                         kind="float", rule=_closed_unit, profile="nli", flag=True)
+    conflict_related: float = setting(0.0, "lower P(entailment) bar for a conflict whose other sentence shares at "
+                                           "least two content-word stems with the verified claim (same event told "
+                                           "without naming its subject; 0 = off; at most the conflict threshold)",
+                                      kind="float", rule=_closed_unit, profile="nli", flag=True)
     gate_grammar: bool = setting(True, "constrain the greedy gate to exactly Yes | No", kind="bool")
     min_statement_words: int = setting(
         0, "statements and facts with fewer words are dropped before the NLI check (0 keeps all, as the "
@@ -308,6 +312,9 @@ def validate(s: Settings, origin: str = "Settings") -> Settings:
     if s.strictness == "lenient" and s.grade_bands is None:
         raise ConfigError(f"{origin}.strictness = 'lenient' needs the checker's grade_bands (models.toml), "
                           "which tell a partial (grade 3) citation from an unsupported one")
+    if s.conflict_related > (s.conflict_threshold or s.threshold):
+        raise ConfigError(f"{origin}.conflict_related = {s.conflict_related} is above the conflict threshold "
+                          f"{s.conflict_threshold or s.threshold}: it is the lower bar for related sentences")
     return s
 
 

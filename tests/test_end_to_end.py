@@ -47,8 +47,8 @@ def test_default_models_answer_hotpotqa_item(capsys):
 def test_default_models_answer_the_brief_russian_example(capsys):
     """The brief's own example (Yandex Market, documents 1 and 3 disagree on the launch year):
     asked in Russian, answered with the Russian prompt set and checked by the Russian checker
-    ([nli_by_language]), so no warning about unread text; the 2000 launch is stated with [1], and
-    2001 never is."""
+    ([nli_by_language]), so no warning about unread text; the 2000 launch is stated with [1], 2001
+    never is, and document 3's 2001 is reported as a conflict with document 1."""
     rc = main(["-q", "answer", "--docs", str(REPO / "examples" / "demo_yandex_market.json"), "--json"])
     out = capsys.readouterr().out
     assert rc == 0
@@ -56,7 +56,9 @@ def test_default_models_answer_the_brief_russian_example(capsys):
     assert trace["settings"]["lang"] == "ru" and trace["settings"]["prompts"].startswith("paper-ru-kv@")
     assert trace["settings"]["nli"].startswith("nli-me5-small-ru-int8")
     assert not any("not meaningful" in w for w in trace["warnings"])
-    assert trace["all_sentences_supported"] and isinstance(trace["conflicts"], list)
+    assert trace["all_sentences_supported"]
+    assert [(c["document"], c["value"], c["other_document"], c["other_value"]) for c in trace["conflicts"]] == \
+        [(1, "2000", 3, "2001")]
     launch = [s for s in split_statements(trace["answer"], "ru") if "2000" in s]
     assert launch and all(1 in parse_citations(s) for s in launch) and "2001" not in trace["answer"]
     for sent in split_statements(trace["answer"], "ru"):

@@ -104,6 +104,20 @@ def test_stage2_gate_and_fact_check(checker):
     assert all(g == 'root ::= "Yes" | "No"' for p, _, g in llm.calls if p.startswith("gate"))
 
 
+def test_a_fact_repeated_in_one_extraction_is_checked_once(checker):
+    """A greedy small model loops ("X. X. X."): the repeats are one fact, one NLI pair."""
+    _, res = run(checker, {
+        "answer": "", "gate:1": "Yes", "gate:2": "No", "gate:3": "No",
+        "extract:1": ("Neil Peart was the drummer of Rush.\nNeil Peart was the drummer of Rush.\n"
+                      "neil peart  was the drummer of Rush. Peart was inducted into the Hall of Fame in 1983."),
+        "refine": "Peart drummed for Rush [1].",
+    })
+    s2 = res.stages[1]
+    assert [s.text for s in s2.statements] == ["Neil Peart was the drummer of Rush.",
+                                               "Peart was inducted into the Hall of Fame in 1983."]
+    assert s2.nli_pairs == 2
+
+
 def test_stage3_gets_only_verified_statements_and_final_check_reports(checker):
     llm, res = run(checker, {
         "answer": "Rush released the song Counterparts in 1993 [2]. Keith Moon was the drummer of Rush [3].",
@@ -421,6 +435,18 @@ def test_every_built_in_prompt_set_loads_and_its_language_targets_exist():
         assert "claim" in ps.steps and ps.lang
         for lang, target in ps.languages:
             assert PromptSet.load(target).lang == lang
+
+
+def test_kv_prompt_sets_share_a_documents_prefix_between_its_gate_and_its_extraction():
+    """paper-en-kv and facts-en-kv: the extraction's prompt starts with the whole gate prompt up to the
+    end of the instructions' shared first sentence (the KV cache reuses it)."""
+    for name in ("paper-en-kv", "facts-en-kv"):
+        ps = PromptSet.load(name)
+        gate = ps.messages("gate", question=Q, docs="Document [1](Title: Rush): Rush is a band.")[-1]["content"]
+        ext = ps.messages("extract", question=Q, docs="Document [1](Title: Rush): Rush is a band.")[-1]["content"]
+        shared = gate[:gate.index("answer the question.") + len("answer the question.")]
+        assert ext.startswith(shared) and "Document [1]" in shared, name
+    assert "facts this passage states" in ps.steps["extract"].instruction
 
 
 def test_multihop_reads_linked_documents_together_and_cites_both(checker):
