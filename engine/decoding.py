@@ -1,7 +1,7 @@
 """Greedy decoding's bookkeeping, shared by the sequential loop (:meth:`LlamaCppLLM._generate
 <vericite.engine.llm.LlamaCppLLM._generate>`) and the batched one (:mod:`~vericite.engine.llm_batch`):
 a logits row of the last decode, a completion's text token by token (stops, cap, a UTF-8 character
-split across tokens) as llama-cpp-python's ``create_completion`` makes it."""
+split across tokens) as llama-cpp-python's ``create_completion`` makes it, and the repeated-line stop."""
 from __future__ import annotations
 
 import numpy as np
@@ -35,6 +35,34 @@ def multibyte_fix(all_text: bytes, current: int) -> int:
     return current
 
 
+def repeated_line(text: bytes) -> int | None:
+    """Where a greedy loop starts: when ``text`` has just completed a line (ends with a newline) that
+    equals an earlier line (spacing aside, non-empty), the byte offset of that repeated line, so
+    ``text[:offset]`` keeps everything before it; else None. A small model's greedy extraction
+    otherwise copies the same fact line until the token cap."""
+    if not text.endswith(b"\n"):
+        return None
+    lines = text.split(b"\n")[:-1]
+    last = b" ".join(lines[-1].split())
+    if not last or all(b" ".join(x.split()) != last for x in lines[:-1]):
+        return None
+    return len(text) - len(lines[-1]) - 1
+
+
+def cut_at_repeat(text: bytes) -> bytes:
+    """``text`` cut where a decoding loop with the repeated-line stop would have ended it (the
+    first completed line equal to an earlier one, :func:`repeated_line`); unchanged when none.
+    Greedy decoding is deterministic, so this is that loop's text for a server that generated on
+    to its cap."""
+    end = text.find(b"\n")
+    while end != -1:
+        cut = repeated_line(text[:end + 1])
+        if cut is not None:
+            return text[:cut]
+        end = text.find(b"\n", end + 1)
+    return text
+
+
 def vocab_text(vocab, token: int) -> str:
     """A token's text in the vocabulary, as llama-cpp-python's chat handlers read the EOS token's."""
     import llama_cpp
@@ -46,12 +74,13 @@ class Completion:
     """One greedy completion's text bookkeeping, token by token, as :meth:`LlamaCppLLM._generate`
     does it (and ``create_completion`` at temperature 0): an end-of-generation token stops; else the
     token is accepted (``accept``: the grammar), the text is detokenised after the prompt, and
-    unless it ends inside a UTF-8 character the stop strings and the cap are checked. Used by the
-    batched decoder (:mod:`~vericite.engine.llm_batch`), one per sequence."""
+    unless it ends inside a UTF-8 character the stop strings, the repeated-line stop (``stop_repeats``)
+    and the cap are checked. Used by the batched decoder (:mod:`~vericite.engine.llm_batch`), one per sequence."""
 
-    def __init__(self, llm, vocab, prompt: list[int], stops: list[bytes], max_tokens: int):
+    def __init__(self, llm, vocab, prompt: list[int], stops: list[bytes], max_tokens: int,
+                 stop_repeats: bool = False):
         self._llm, self._vocab, self._prompt = llm, vocab, prompt
-        self.stops, self.max_tokens = stops, max_tokens
+        self.stops, self.max_tokens, self.stop_repeats = stops, max_tokens, stop_repeats
         self.tokens: list[int] = []
         self.text, self.finish = b"", None
         self._all, self._fix = b"", 0
@@ -74,6 +103,10 @@ class Completion:
         hit = [x for x in self.stops if x in self._all]
         if hit:
             self.text, self.finish = self._all[:self._all.index(hit[0])], "stop"
+            return True
+        cut = repeated_line(self._all) if self.stop_repeats else None
+        if cut is not None:
+            self.text, self.finish = self._all[:cut], "stop"
             return True
         if len(self.tokens) >= self.max_tokens:
             self.text, self.finish = self._all, "length"

@@ -36,7 +36,8 @@ from pathlib import Path
 
 import numpy as np
 
-from .decoding import logits_row as _logits_row, multibyte_fix as _multibyte_fix, vocab_text as _vocab_text
+from .decoding import logits_row as _logits_row, multibyte_fix as _multibyte_fix, repeated_line as _repeated_line, \
+    vocab_text as _vocab_text
 from .errors import ConfigError, InferenceError, ModelFileError
 from .records import LLMCall
 
@@ -85,15 +86,20 @@ class LlamaCppLLM:
         draft_tokens: prompt-lookup decoding: draft up to this many tokens per step from earlier
             occurrences of the latest 2-gram (prompt and output) and verify them in one batch;
             0 (default) turns it off. Applies to every chat call, with or without a grammar.
+        stop_repeats: stop a completion when it completes a line equal to an earlier one, the repeat
+            left out (:func:`~vericite.engine.decoding.repeated_line`: a greedy loop would copy it up
+            to the cap; ``LLMCall.finish_reason`` is then "stop"). Every call then uses the own loop.
+            False (default) decodes as llama-cpp-python does.
 
-    Calls that use the module's own loop (a grammar with ``lazy_grammar``, or ``draft_tokens > 0``)
+    Calls that use the module's own loop (a grammar with ``lazy_grammar``, ``draft_tokens > 0``, or
+    ``stop_repeats``)
     need the prompt as tokens: a ``chat_format`` override cannot be rendered that way, so chat
     messages under an override always go through ``create_chat_completion`` (levers off).
 
     ``stats`` accumulates, over the calls that used the own loop: ``grammar_ms`` (time in the
     grammar: parse, checks, full-vocabulary masks, accepts), ``grammar_checks`` (tokens checked
     alone), ``grammar_full`` (full-vocabulary masks), ``draft_proposed`` / ``draft_accepted``
-    (drafted tokens / those kept), ``loop_calls``. ``last_call_stats`` holds the same keys for the
+    (drafted tokens / those kept), ``loop_calls``, ``repeat_stops`` (completions ended by ``stop_repeats``). ``last_call_stats`` holds the same keys for the
     latest ``chat`` call (empty dict: it went through llama-cpp-python's own loop, where grammar
     time is only visible as wall - prompt eval - generation).
 
@@ -105,7 +111,7 @@ class LlamaCppLLM:
     def __init__(self, model_path: str | Path, *, n_ctx: int = 4096, n_threads: int | None = None,
                  n_gpu_layers: int = 0, seed: int = 0, chat_format: str | None = None, reuse_prefix: bool = True,
                  anchor_min_tokens: int = 512, max_anchors: int = 2, lazy_grammar: bool = True,
-                 draft_tokens: int = 0):
+                 draft_tokens: int = 0, stop_repeats: bool = False):
         from llama_cpp import Llama  # imported here: the package is heavy and optional for unit tests
 
         if draft_tokens < 0:
@@ -136,6 +142,7 @@ class LlamaCppLLM:
         self._anchors = KVAnchors(self._llm, max_anchors)
         self.lazy_grammar = lazy_grammar
         self.draft_tokens = draft_tokens
+        self.stop_repeats = stop_repeats
         self.stats: dict[str, float] = dict.fromkeys(_LOOP_STATS, 0)
         self.last_call_stats: dict[str, float] = {}
         self._cand = None    # full-vocabulary llama_token_data buffer, made on first use
@@ -180,7 +187,7 @@ class LlamaCppLLM:
         import llama_cpp
 
         self.last_call_stats = {}
-        own_loop = (grammar is not None and self.lazy_grammar) or self.draft_tokens > 0
+        own_loop = (grammar is not None and self.lazy_grammar) or self.draft_tokens > 0 or self.stop_repeats
         if own_loop and (self._chat_format is None or isinstance(messages, str)):
             return self._generate(messages, max_tokens=max_tokens, purpose=purpose, grammar=grammar)
         kwargs = {}
@@ -287,6 +294,11 @@ class LlamaCppLLM:
                     hit = [x for x in stops if x in all_text]
                     if hit:
                         text, finish = all_text[:all_text.index(hit[0])], "stop"
+                        break
+                    cut = _repeated_line(all_text) if self.stop_repeats else None
+                    if cut is not None:
+                        text, finish = all_text[:cut], "stop"
+                        st["repeat_stops"] += 1
                         break
                     if len(completion) >= max_tokens:
                         text, finish = all_text, "length"
@@ -574,7 +586,8 @@ def prompt_tokens(llm, messages: list[dict[str, str]] | str) -> list[int]:
 
 
 #: keys of ``LlamaCppLLM.stats`` / ``last_call_stats`` (see the class docstring)
-_LOOP_STATS = ("grammar_ms", "grammar_checks", "grammar_full", "draft_proposed", "draft_accepted", "loop_calls")
+_LOOP_STATS = ("grammar_ms", "grammar_checks", "grammar_full", "draft_proposed", "draft_accepted", "loop_calls",
+               "repeat_stops")
 
 
 def _kv_tokens(llm) -> list[int]:

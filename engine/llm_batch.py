@@ -217,7 +217,8 @@ class _Engine:
             self._drop(slot, own)
         seq = _Seq(req, slot, todo=req.tokens[len(slot.tokens):], prompt_ms=req.shared_ms, computed=req.shared_n)
         if req.scored is None:
-            seq.comp = Completion(self.llm._llm, self.vocab, req.tokens, req.stops, req.max_tokens)
+            seq.comp = Completion(self.llm._llm, self.vocab, req.tokens, req.stops, req.max_tokens,
+                                  stop_repeats=self.llm.stop_repeats)
             seq.st = {"grammar_ms": 0.0, "grammar_checks": 0, "grammar_full": 0}
             if req.grammar is not None:
                 try:

@@ -158,9 +158,10 @@ def _load_llm(spec, *, n_ctx: int | None, threads: int, gpu_layers: int, reuse_p
         return from_spec(spec, verify(spec), n_ctx=n_ctx, reuse_prefix=reuse_prefix)
     if spec.format != "gguf":
         raise ConfigError(f"model {spec.name!r} has format {spec.format!r}; an LLM is 'gguf' or 'openai'")
+    # the pipeline stops a greedy loop at its first repeated line (facts-en-kv's extraction loops often)
     return LlamaCppLLM(verify(spec), n_ctx=n_ctx or spec.context, n_threads=threads, n_gpu_layers=gpu_layers,
                        reuse_prefix=reuse_prefix, chat_format=chat_format or spec.chat_format,
-                       lazy_grammar=lazy_grammar, draft_tokens=draft_tokens)
+                       lazy_grammar=lazy_grammar, draft_tokens=draft_tokens, stop_repeats=True)
 
 
 def _raise_with_hint(e: ModelFileError, spec) -> NoReturn:

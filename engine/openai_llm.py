@@ -54,6 +54,7 @@ import uuid
 from pathlib import Path
 from typing import Any
 
+from .decoding import cut_at_repeat
 from .errors import ConfigError, InferenceError, ModelFileError
 from .llm import count_tokens, prompt_tokens, truncate
 from .records import LLMCall
@@ -131,6 +132,9 @@ class OpenAICompatLLM:
         check_tokenizer: compare the server's ``/tokenize`` with the local tokenizer at start-up
             (llama-server, vLLM).
         transport: an ``httpx`` transport (tests).
+        stop_repeats: cut each completion at its first repeated line, as
+            :class:`~vericite.engine.llm.LlamaCppLLM` ``stop_repeats`` stops there (same text; the
+            server still generated the rest, and its token count includes it).
 
     Raises:
         ModelFileError: tokenizer_gguf is missing or unreadable.
@@ -142,7 +146,7 @@ class OpenAICompatLLM:
     def __init__(self, base_url: str, *, model: str, tokenizer_gguf: str | Path, server: str = "llama-server",
                  n_ctx: int = 4096, timeout: float = 300.0, retries: int = 3, backoff: float = 0.5,
                  n_probs: int = 20, api_key: str | None = None, seed: int = 0, reuse_prefix: bool = True,
-                 check_tokenizer: bool = True, transport=None):
+                 check_tokenizer: bool = True, transport=None, stop_repeats: bool = False):
         import httpx
         from llama_cpp import Llama
 
@@ -166,6 +170,7 @@ class OpenAICompatLLM:
         self.seed = seed
         self.n_probs = n_probs
         self.reuse_prefix = reuse_prefix
+        self.stop_repeats = stop_repeats
         self.retries = retries
         self.backoff = backoff
         self.timeout = timeout
@@ -426,9 +431,12 @@ class OpenAICompatLLM:
         when the server sends no ids."""
         out = data.get("tokens")
         if not out or not all(isinstance(t, int) for t in out):
-            return str(data.get("content", "")).strip()
+            content = str(data.get("content", "")).encode("utf-8")
+            return (cut_at_repeat(content) if self.stop_repeats else content).decode("utf-8").strip()
         with self._lock:
             raw = self._tok.detokenize(out, prev_tokens=prompt)
+        if self.stop_repeats:
+            raw = cut_at_repeat(raw)
         return raw.decode("utf-8", errors="ignore").strip()
 
     def _vllm_body(self, tokens: list[int], max_tokens: int, cache: bool) -> dict:
@@ -492,5 +500,5 @@ def from_spec(spec, tokenizer_gguf: Path, *, n_ctx: int | None = None, reuse_pre
         raise ConfigError(f"[models.\"{spec.name}\"] api_key_env = {spec.api_key_env!r}: that variable is not set")
     lm = OpenAICompatLLM(spec.base_url, model=spec.model, tokenizer_gguf=tokenizer_gguf, server=spec.server,
                          n_ctx=n_ctx or spec.context, timeout=float(spec.timeout), retries=int(spec.retries),
-                         n_probs=int(spec.n_probs), api_key=key, reuse_prefix=reuse_prefix)
+                         n_probs=int(spec.n_probs), api_key=key, reuse_prefix=reuse_prefix, stop_repeats=True)
     return lm

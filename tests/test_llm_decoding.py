@@ -213,3 +213,32 @@ def test_bench_latency_grammar_rows_and_vanilla_summary():
     assert L._modes("vanilla,reference") == ("reference", "vanilla")
     with pytest.raises(Exception):
         L._modes("fast")
+
+
+LOOP = 'root ::= "Rush is a band.\\n" "Peart drums.\\n" "Rush  is a band.\\n" "Lee sings.\\n"'  # a forced loop
+
+
+def test_repeated_line_rule():
+    from vericite.engine.decoding import cut_at_repeat, repeated_line
+
+    assert repeated_line(b"A.\nB.\n") is None and repeated_line(b"A.\nB.\nA") is None  # unfinished line
+    assert repeated_line(b"A.\nB.\n A. \n") == 6 and repeated_line(b"\n\n") is None   # blank lines repeat freely
+    assert cut_at_repeat(b"A.\nB.\nA.\nC.\nA.\n") == b"A.\nB.\n" and cut_at_repeat(b"A.\nA.") == b"A.\nA."
+
+
+def test_stop_repeats_ends_a_forced_loop_in_the_own_loop_and_in_the_batch(llm):
+    """The grammar forces a repeated line; with stop_repeats the completion ends before it (and the
+    batched decoder agrees), without it the whole forced text comes back."""
+    msgs = [{"role": "user", "content": "List facts."}]
+    full = run(llm, msgs, LOOP, 60, lazy=True)
+    assert full.text == "Rush is a band.\nPeart drums.\nRush  is a band.\nLee sings."
+    try:
+        llm.stop_repeats = True
+        cut = run(llm, msgs, LOOP, 60, lazy=True)
+        assert (cut.text, cut.finish_reason) == ("Rush is a band.\nPeart drums.", "stop")
+        assert llm.last_call_stats["repeat_stops"] == 1
+        with llm.batched(slots=1, clients=1) as session, session.client(0):
+            batched = session.chat(msgs, max_tokens=60, purpose="t", grammar=LOOP)
+        assert (batched.text, batched.finish_reason) == (cut.text, "stop")
+    finally:
+        llm.stop_repeats = False

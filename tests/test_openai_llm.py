@@ -323,6 +323,15 @@ def test_5xx_retried_then_succeeds_and_4xx_is_not_retried():
         always.llm(retries=1).chat("Hi", max_tokens=4, purpose="x")
 
 
+def test_stop_repeats_cuts_the_servers_text_where_the_in_process_loop_stops():
+    text = "Rush is a band.\nPeart drums.\nRush is a band.\nPeart drums.\n"
+    fake = FakeServer(_llama_routes(_local_tokens(), **{"/completion": lambda b: (200, {
+        "content": text, "tokens_predicted": 20, "stop_type": "limit", "timings": {}})}))
+    assert fake.llm(stop_repeats=True).chat("Hi", max_tokens=20, purpose="extract:1").text == \
+        "Rush is a band.\nPeart drums."
+    assert fake.llm().chat("Hi", max_tokens=20, purpose="extract:1").text == text.strip()
+
+
 def test_p_yes_rule():
     p, how = p_yes_from_top({1: -0.5, 2: -1.5, 3: -3.0}, 1, 2)
     assert how == "both" and p == pytest.approx(1 / (1 + math.exp(-1.0)))
