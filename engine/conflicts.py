@@ -18,8 +18,9 @@ A document that tells the same event without naming its subject ("after its laun
 service ...": the brief's document 3) rarely reaches the threshold, since the claim names what the
 document leaves implicit. With ``related`` > 0, S' at P >= ``related`` also counts when the
 sentence of j holding n' shares at least :data:`MIN_SHARED_STEMS` content-word stems with S (the
-Snowball stemmer of the language, numbers aside, stems of 4+ letters): same event, other number. The checker must read the documents' language (a checker that
-does not gives meaningless verdicts here too; the pipeline warns about that already).
+Snowball stemmer of the language, numbers aside, stems of 4+ letters): same event, other number.
+The checker must read the documents' language (a checker that does not gives meaningless
+verdicts here too; the pipeline warns about that already).
 """
 from __future__ import annotations
 

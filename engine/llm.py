@@ -99,9 +99,10 @@ class LlamaCppLLM:
     ``stats`` accumulates, over the calls that used the own loop: ``grammar_ms`` (time in the
     grammar: parse, checks, full-vocabulary masks, accepts), ``grammar_checks`` (tokens checked
     alone), ``grammar_full`` (full-vocabulary masks), ``draft_proposed`` / ``draft_accepted``
-    (drafted tokens / those kept), ``loop_calls``, ``repeat_stops`` (completions ended by ``stop_repeats``). ``last_call_stats`` holds the same keys for the
-    latest ``chat`` call (empty dict: it went through llama-cpp-python's own loop, where grammar
-    time is only visible as wall - prompt eval - generation).
+    (drafted tokens / those kept), ``loop_calls``, ``repeat_stops`` (completions ended by
+    ``stop_repeats``). ``last_call_stats`` holds the same keys for the latest ``chat`` call (empty
+    dict: it went through llama-cpp-python's own loop, where grammar time is only visible as
+    wall - prompt eval - generation).
 
     Raises:
         ModelFileError: the file is missing or llama.cpp cannot load it.
