@@ -29,7 +29,7 @@ from .instructions import find_instructions, without_instructions
 from .language import MIN_CONFIDENCE, detect, detect_or
 from .prompts import PromptSet, completion_prompt
 from .records import Document, LLMCall, StageTrace, Statement, VerifiedAnswer
-from .relevance import trim_document
+from .relevance import relevant_sentences, trim_document
 from .settings import Settings
 from .timeline import Timeline
 
@@ -360,7 +360,14 @@ class VeriCite:
         """Merge the verified statements into one answer, citing only documents they cite."""
         st = Stage(StageTrace(R.REFINE))
         with q.timeline.span(None) as t:
-            if not verified:
+            quotes = self.quotes(q) if not verified else []
+            if quotes:
+                st.text = " ".join(quotes)
+                st.trace.notes.append(f"no verified statement: the answer quotes the {len(quotes)} document "
+                                      "sentence(s) most relevant to the question (fallback_quotes)")
+                q.warnings.append("no generated statement survived the NLI checks; the answer quotes the documents' "
+                                  "most relevant sentences instead (--fallback-quotes 0: an empty answer)")
+            elif not verified:
                 st.trace.notes.append("no verified statement: nothing to refine, the answer is empty")
                 q.warnings.append("no statement survived the NLI checks; the answer is empty")
             else:
@@ -381,6 +388,18 @@ class VeriCite:
                     q.warnings.append("the refinement step returned no text; the answer is empty")
         st.trace.wall_ms = round(t.ms, 1)
         return st
+
+    def quotes(self, q: Question) -> list[str]:
+        """The fallback answer when nothing was verified (``fallback_quotes`` = N > 0): the N
+        sentences of the documents as the LLM saw them that are most relevant to the question
+        (:func:`~vericite.engine.relevance.relevant_sentences`), verbatim, each ending with its
+        document's citation, in document order; the final check then checks them like any answer."""
+        n = self.settings.fallback_quotes
+        if n < 1:
+            return []
+        texts = [d.text for d in q.shown]
+        found = relevant_sentences(q.text, texts, n, self._split_lang(q, " ".join(texts)[:2000]))
+        return [_with_citations(Statement(R.REFINE, sent, (i + 1,), R.KEPT, None, sent)) for i, sent in sorted(found, key=lambda f: (f[0], texts[f[0]].find(f[1])))]
 
     def final_check(self, q: Question, refine: Stage, verified: list[Statement]) -> list[Statement]:
         """Check every final sentence against its cited documents.

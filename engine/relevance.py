@@ -31,6 +31,21 @@ def bm25_scores(query: str, texts: Sequence[str]) -> np.ndarray:
     return np.asarray(BM25Okapi([words(t) or ["_"] for t in texts]).get_scores(words(query)), dtype=np.float64)
 
 
+def relevant_sentences(question: str, texts: Sequence[str], k: int, lang: str = "en",
+                       min_words: int = 4) -> list[tuple[int, str]]:
+    """The ``k`` sentences of ``texts`` with the highest BM25 score against ``question``, all the
+    texts' sentences being the corpus, best first (ties: the earlier text, then the earlier
+    sentence), as (0-based index of the text, sentence). Sentences of fewer than ``min_words``
+    words and sentences sharing no word with the question (score 0) are left out, so fewer than
+    ``k`` may come back."""
+    sents = [(i, s) for i, t in enumerate(texts) for s in split_sentences(t, lang) if len(s.split()) >= min_words]
+    if not sents or k < 1:
+        return []
+    scores = bm25_scores(question, [s for _, s in sents])
+    order = sorted((j for j in range(len(sents)) if scores[j] > 0), key=lambda j: (-scores[j], j))
+    return [sents[j] for j in order[:k]]
+
+
 def trim_document(question: str, text: str, budget: int, count_tokens: Callable[[str], int],
                   lang: str = "en") -> tuple[str, bool]:
     """``text`` reduced to its first sentence plus the sentences with the highest BM25 score

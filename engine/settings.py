@@ -127,6 +127,10 @@ class Settings:
     drop_unsupported: bool = setting(True, "strict final check: remove a final sentence that fails it (and fall back to "
                                            "the verified sentences when none passes); --no-drop-unsupported only "
                                            "reports failures", kind="bool", flag=True)
+    fallback_quotes: int = setting(2, "when no statement or fact survives the checks, the answer quotes the N "
+                                      "document sentences most relevant to the question (BM25), each cited and "
+                                      "checked as a final sentence, with a warning; 0 = the answer is empty",
+                                   kind="int", rule=_non_negative, flag=True)
     conflicts: bool = setting(True, "report documents that give another number or year for a verified claim "
                                     "(the checker decides; engine/conflicts.py)", kind="bool", flag=True)
     conflict_threshold: float = setting(0.0, "P(entailment) at which another document counts as stating a verified "

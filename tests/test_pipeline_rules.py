@@ -138,10 +138,24 @@ def test_stage3_gets_only_verified_statements_and_final_check_reports(checker):
 
 
 def test_nothing_verified_gives_empty_answer_without_refine_call(checker):
-    llm, res = run(checker, {"answer": "Rush is great.", "gate": "No"})
+    llm, res = run(checker, {"answer": "Rush is great.", "gate": "No"}, fallback_quotes=0)
     assert res.answer == "" and res.final == []
     assert "refine" not in [p for p, _, _ in llm.calls]
     assert any("empty" in w for w in res.warnings)
+
+
+def test_nothing_verified_quotes_the_most_relevant_document_sentences(checker):
+    """fallback_quotes (default 2): no LLM merge; the question's two best BM25 sentences, verbatim,
+    each cited with its own document, in document order, checked as final sentences."""
+    llm, res = run(checker, {"answer": "Rush is great.", "gate": "No"})
+    assert "refine" not in [p for p, _, _ in llm.calls]
+    assert res.answer == ("Peart was inducted into the Modern Drummer Hall of Fame in 1983 [1]. "
+                          "Counterparts is a song by the Canadian rock band Rush, released in 1993 [2].")
+    assert [(s.citations, s.verdict) for s in res.final] == [((1,), R.SUPPORTED), ((2,), R.SUPPORTED)]
+    assert all(s.text in DOCS[s.citations[0] - 1].text for s in res.final)
+    assert any("quotes the documents' most relevant sentences" in w for w in res.warnings)
+    _, one = run(checker, {"answer": "Rush is great.", "gate": "No"}, fallback_quotes=1)
+    assert one.answer == "Counterparts is a song by the Canadian rock band Rush, released in 1993 [2]."
 
 
 def test_documents_truncated_to_fit_context_with_warning(checker):
@@ -288,7 +302,7 @@ def test_lenient_keeps_partial_support_and_marks_its_citations(checker):
     replies = {"answer": "Keith Moon was the drummer of Rush [3].", "gate": "No",
                "refine": "Rush released the song Counterparts [2][1]. Keith Moon was the drummer of Rush [3]."}
     bands = (1.0, 0.5, 0.03)  # the fake checker scores a partly supported claim 0.03-0.1: grade 3
-    _, strict = run(checker, dict(replies), grade_bands=bands)
+    _, strict = run(checker, dict(replies), grade_bands=bands, fallback_quotes=0)
     assert [s.verdict for s in strict.stages[0].statements] == [R.DROPPED_NLI] and strict.answer == ""
     _, lenient = run(checker, dict(replies), grade_bands=bands, strictness="lenient", cite_each=False)
     assert [(s.verdict, s.grade) for s in lenient.stages[0].statements] == [(R.KEPT, 3)]

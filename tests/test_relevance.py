@@ -1,7 +1,7 @@
 """Document trimming by BM25 sentence relevance (engine/relevance.py) and its use in the pipeline."""
 import pytest
 
-from vericite.engine.relevance import bm25_scores, trim_document
+from vericite.engine.relevance import bm25_scores, relevant_sentences, trim_document
 
 PASSAGE = ("Neil Peart was a Canadian musician and writer. He grew up in Port Dalhousie, Ontario. "
            "He worked as a farm-equipment dealer for a while. Peart was the drummer of the rock band Rush. "
@@ -62,3 +62,14 @@ def test_pipeline_shows_trimmed_documents_but_checks_full_ones():
     # stage 3 may cite only documents that verified statements cite
     grammar = next(g for p, _, g in llm.calls if p == "refine")
     assert '"1"' in grammar and '"2"' not in grammar
+
+
+def test_relevant_sentences_rank_across_texts_and_skip_short_or_unrelated_ones():
+    texts = ["Rush is a band. Rush was formed in Toronto in 1968 by three friends.",
+             "The Who. Keith Moon drummed for The Who in London.",
+             "Toronto is a city."]
+    got = relevant_sentences("When was Rush formed in Toronto?", texts, 3)
+    assert got[0] == (0, "Rush was formed in Toronto in 1968 by three friends.")
+    assert all(len(s.split()) >= 4 for _, s in got)              # "The Who." is too short
+    assert (1, "Keith Moon drummed for The Who in London.") not in got  # no word of the question
+    assert relevant_sentences("When was Rush formed?", texts, 0) == [] and relevant_sentences("x", [], 2) == []
