@@ -27,6 +27,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
 import snowballstemmer
@@ -72,14 +73,14 @@ def _kind(value: str) -> str:
     return "year" if value.isdigit() and 1000 <= int(value) <= 2100 else "number"
 
 
-def stems(text: str, lang: str = "en") -> set[str]:
+@lru_cache(maxsize=4096)  # a sentence of another document is the context of several candidates
+def stems(text: str, lang: str = "en") -> frozenset[str]:
     """Content-word stems of ``text``: letters-only words, lower-cased, Snowball-stemmed for "en"
     and "ru" (other languages: the words themselves), kept when 4+ letters long."""
     ws = [w.lower() for w in _LETTERS.findall(text)]
-    name = _STEMMERS.get(lang)
-    if name:
-        ws = snowballstemmer.stemmer(name).stemWords(ws)
-    return {w for w in ws if len(w) >= 4}
+    if lang in _STEMMERS:  # a stemmer object keeps state while it stems: one per call, threads never share it
+        ws = snowballstemmer.stemmer(_STEMMERS[lang]).stemWords(ws)
+    return frozenset(w for w in ws if len(w) >= 4)
 
 
 def _norm(token: str) -> str:
