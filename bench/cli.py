@@ -19,6 +19,7 @@ BENCHES = {
     "citation-check": ("vericite.bench.citation_check", "a checker on held-out NLI, swap pairs, HotpotQA support, the brief's example"),
     "gpu": ("vericite.bench.gpu_check", "one prepared GPU run: checker, TRUE-shaped T5 (ours vs HF bf16), LLM tokens/s"),
     "triton": ("vericite.bench.triton_check", "the checker on a local Triton server vs in process: scores, pairs/s"),
+    "replay": ("vericite.bench.replay", "recorded runs through today's stage rules (recorded LLM replies, real checker)"),
     "serve": ("vericite.bench.serve_load", "load test of `vericite serve`: p50/p95, throughput, 429s, NLI batch size"),
 }
 QUALITY = {

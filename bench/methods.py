@@ -152,13 +152,16 @@ class Vanilla:
         prompt: the :class:`VanillaPrompt`.
         demos: the chosen demos ({question, answer, docs: [Document]}), in order.
         citation_grammar: decode under ``citation_grammar(k)``.
+        inline_citations: the grammar also allows citations inside a sentence (the pipeline's setting).
     """
 
-    def __init__(self, llm, *, prompt: VanillaPrompt, demos: list[dict], citation_grammar: bool, name: str = "vanilla"):
+    def __init__(self, llm, *, prompt: VanillaPrompt, demos: list[dict], citation_grammar: bool, name: str = "vanilla",
+                 inline_citations: bool = False):
         self.llm = llm
         self.prompt = prompt
         self.demos = demos
         self.citation_grammar = citation_grammar
+        self.inline_citations = inline_citations
         self.name = name
         self.stamp: dict = {}
         self._by_lang: dict[str, VanillaPrompt] = {}
@@ -205,7 +208,7 @@ class Vanilla:
         warnings: list[str] = []
         docs = list(item["docs"])
         msgs = self.messages(item["question"], docs, warnings)
-        grammar = citation_grammar(len(docs)) if self.citation_grammar else None
+        grammar = citation_grammar(len(docs), inline=self.inline_citations) if self.citation_grammar else None
         used = self.prompt_for(item["question"])
         call = self.llm.chat(msgs, max_tokens=used.max_tokens, purpose="answer", grammar=grammar)
         return {"output": call.text.strip(), "warnings": warnings,
@@ -286,7 +289,7 @@ def build_method(name: str, *, data_path: str | Path | None = None, dataset: str
                  models_toml: str | None = None, llm: str | None = None, nli: str | None = None,
                  threads: int | None = None, n_ctx: int | None = None, checker_batch: int = 5, shots: int = 2,
                  demos_path: str | Path | None = None, citation_grammar: bool | None = None,
-                 gate: str | None = None, pipeline_factory: Callable | None = None,
+                 inline_citations: bool | None = None, gate: str | None = None, pipeline_factory: Callable | None = None,
                  overrides: dict | None = None, label: str | None = None) -> Callable[[dict], dict]:
     """Load the models once and return the method ``name`` (see :data:`METHODS`) with its ``stamp``.
 
@@ -296,6 +299,7 @@ def build_method(name: str, *, data_path: str | Path | None = None, dataset: str
         checker_batch: statements per prompt for ``vericite-llm-batch``.
         shots, demos_path: vanilla's demos (``shots=0``: none).
         citation_grammar: override the LLM profile's citation grammar (both methods).
+        inline_citations: override the profile's inline citations in that grammar (both methods).
         pipeline_factory: replaces ``build_pipeline`` (tests).
         overrides: pipeline settings changed for an ablation (vericite methods only).
         label: the method's name in results (default: ``name``).
@@ -313,8 +317,9 @@ def build_method(name: str, *, data_path: str | Path | None = None, dataset: str
         raise ConfigError(f"unknown method {name!r}; known: {', '.join(METHODS)}")
     spec = METHODS[name]
     factory = pipeline_factory or build_pipeline
+    both = {"inline_citations": inline_citations} if inline_citations is not None else {}
     pipe = factory(models_toml=models_toml, llm=llm, nli=nli, threads=threads, n_ctx=n_ctx,
-                   citation_grammar=citation_grammar, gate=gate)
+                   citation_grammar=citation_grammar, gate=gate, **both)
     stamp = {"method": name, "llm": pipe.llm.name, "git": git_revision()}
     if pipeline_factory is None:  # a test double's pipeline names no registry model
         reg = Registry.load(models_toml)
@@ -331,9 +336,11 @@ def build_method(name: str, *, data_path: str | Path | None = None, dataset: str
                 raise InputError(f"vanilla needs a demos file ({path or 'none found'}); pass --demos FILE or --shots 0")
             demos = pick_demos(load_demos(path), shots)
             stamp["demos"] = str(path.name)
-        method = Vanilla(pipe.llm, prompt=prompt, demos=demos, citation_grammar=pipe.settings.citation_grammar)
+        method = Vanilla(pipe.llm, prompt=prompt, demos=demos, citation_grammar=pipe.settings.citation_grammar,
+                         inline_citations=pipe.settings.inline_citations)
         stamp.update({"checker": None, "checker_ep": None, "threshold": None, "prompts": prompt.tag,
                       "citation_grammar": pipe.settings.citation_grammar, "shots": len(demos),
+                      "inline_citations": pipe.settings.inline_citations,
                       "demo_questions": [d["question"] for d in demos]})
     else:
         checker = make_checker(spec.checker, pipe.llm, pipe.checker, batch=checker_batch)

@@ -292,7 +292,8 @@ def bar_chart(evaluation: dict, path: str | Path) -> None:
 
 
 #: pipeline settings `vericite run` can change for an ablation row (each needs --label)
-ABLATION_SETTINGS = ("prompts", "claim_words", "cite_each", "recite", "backbone", "drop_unsupported", "multihop", "gate", "gate_threshold")
+ABLATION_SETTINGS = ("prompts", "claim_words", "claim_guard", "cite_each", "recite", "backbone", "backbone_facts",
+                     "add_nothing", "drop_unsupported", "multihop", "gate", "gate_threshold")
 
 
 # -- commands ----------------------------------------------------------------------------------
@@ -320,7 +321,7 @@ def run_main(argv: list[str] | None = None, *, models_toml: str | None = None) -
     ap.add_argument("--shots", type=int, default=2, help="vanilla: demos (default 2; 0 = none)")
     ap.add_argument("--demos", help="vanilla: demos JSONL (default <data dir>/<dataset>_demos.jsonl; "
                     "HotpotQA/MuSiQue: asqa_demos.jsonl)")
-    S.add_arguments(ap, ["citation_grammar"])  # both methods
+    S.add_arguments(ap, ["citation_grammar", "inline_citations"])  # both methods
     S.add_arguments(ap, list(ABLATION_SETTINGS))  # vericite: one change off at a time
     ap.add_argument("--label", help="the method's name in --out and in reports (default: --method; give one to "
                     "every run with a changed setting, e.g. vericite-no-backbone)")
@@ -353,7 +354,8 @@ def run_main(argv: list[str] | None = None, *, models_toml: str | None = None) -
     method = build_method(name, data_path=args.data, dataset=items[0]["dataset"], models_toml=models_toml,
                           llm=args.llm, nli=args.nli, threads=args.threads, n_ctx=args.n_ctx,
                           checker_batch=args.checker_batch, shots=args.shots, demos_path=args.demos,
-                          citation_grammar=args.citation_grammar, overrides=overrides, label=args.label)
+                          citation_grammar=args.citation_grammar, inline_citations=args.inline_citations,
+                          overrides=overrides, label=args.label)
     load_s = time.perf_counter() - t0
     res = run_items(method, items, out, progress=not args.no_progress)
     secs = res.pop("seconds")

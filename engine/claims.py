@@ -14,6 +14,7 @@ from dataclasses import replace
 from . import records as R
 from .checks import Claim
 from .citations import strip_citations
+from .content import content_free, invented
 from .records import Statement
 
 
@@ -29,17 +30,28 @@ def clean_rewrite(text: str) -> str:
 
 
 def complete_claims(items: Sequence[Statement | Claim], rewrite: Callable[[str], str] | None, min_words: int, *,
-                    failed: str = R.DROPPED_FRAGMENT) -> list[Statement | Claim]:
+                    question: str = "", lang: str = "en", guard: bool = True, failed: str = R.DROPPED_FRAGMENT,
+                    notes: list[str] | None = None) -> list[Statement | Claim]:
     """``items`` with every fragment claim rewritten as a full sentence by ``rewrite``.
+
+    With ``guard``, a fragment with no content (:func:`~vericite.engine.content.content_free`: "According to
+    Document [4]") is not sent to ``rewrite``: asked to make a sentence of it, a small model answers
+    the question from memory. A rewrite that says what neither the fragment nor ``question`` says
+    (:func:`~vericite.engine.content.invented`: "... won the NBA Finals 6 times" from "According
+    to Document") is refused. Both get ``failed``.
 
     Args:
         items: a stage's sorted sentences (:func:`~vericite.engine.checks.answer_claims` / ``fact_claims``).
         rewrite: fragment text -> the LLM's full sentence (the prompt set's claim step); None when
             the prompt set has no claim step (fragments then fail).
         min_words: a claim with fewer words is a fragment (:func:`is_fragment`); 0 changes nothing.
-        failed: the verdict of a fragment that could not be made a full sentence (the rewrite is
-            empty or still a fragment): ``dropped:not_a_statement`` in stages 1-2, ``unsupported``
-            in the final check.
+        question: the question the rewrite may take words from.
+        lang: the language of the stems compared (:func:`~vericite.engine.content.stems`).
+        guard: apply the two rules above (False: every fragment is rewritten, every rewrite taken).
+        failed: the verdict of a fragment that could not be made a full sentence (no content, the
+            rewrite empty, still a fragment, or inventing): ``dropped:not_a_statement`` in stages
+            1-2, ``unsupported`` in the final check.
+        notes: when given, one line per refused rewrite is appended (the trace's notes).
 
     Returns:
         The items in order; a rewritten claim keeps its citations, premise and ``raw`` (the
@@ -50,8 +62,11 @@ def complete_claims(items: Sequence[Statement | Claim], rewrite: Callable[[str],
         if not isinstance(x, Claim) or not is_fragment(x.text, min_words):
             out.append(x)
             continue
-        full = clean_rewrite(rewrite(x.text)) if rewrite else ""
-        if not full or is_fragment(full, min_words):
+        full = clean_rewrite(rewrite(x.text)) if rewrite and not (guard and content_free(x.text)) else ""
+        new = invented(full, x.text, question, lang) if full and guard else frozenset()
+        if new and notes is not None:
+            notes.append(f"claim rewrite refused: {full!r} adds {sorted(new)} to {x.text!r}")
+        if not full or is_fragment(full, min_words) or new:
             out.append(Statement(x.stage, x.text, x.citations, failed, None, x.raw))
         else:
             out.append(replace(x, text=full, rewritten=True))

@@ -27,11 +27,9 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
 
 import numpy as np
-import snowballstemmer
-
+from .content import stems
 from .guard import numbers
 from .records import Document, Statement
 from .relevance import words
@@ -41,8 +39,6 @@ from .splitter import split_sentences
 MAX_CANDIDATES = 4
 #: Content-word stems the other sentence must share with the claim under the ``related`` bar.
 MIN_SHARED_STEMS = 2
-_STEMMERS = {"en": "english", "ru": "russian"}
-_LETTERS = re.compile(r"[^\W\d_]+")
 _NUM = re.compile(r"(?<![\w.,])\d{1,3}(?:,\d{3})+(?:\.\d+)?(?!\d)|\d+(?:\.\d+)?")
 
 
@@ -71,16 +67,6 @@ class Conflict:
 
 def _kind(value: str) -> str:
     return "year" if value.isdigit() and 1000 <= int(value) <= 2100 else "number"
-
-
-@lru_cache(maxsize=4096)  # a sentence of another document is the context of several candidates
-def stems(text: str, lang: str = "en") -> frozenset[str]:
-    """Content-word stems of ``text``: letters-only words, lower-cased, Snowball-stemmed for "en"
-    and "ru" (other languages: the words themselves), kept when 4+ letters long."""
-    ws = [w.lower() for w in _LETTERS.findall(text)]
-    if lang in _STEMMERS:  # a stemmer object keeps state while it stems: one per call, threads never share it
-        ws = snowballstemmer.stemmer(_STEMMERS[lang]).stemWords(ws)
-    return frozenset(w for w in ws if len(w) >= 4)
 
 
 def _norm(token: str) -> str:

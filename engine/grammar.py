@@ -12,7 +12,7 @@ YES_NO = 'root ::= "Yes" | "No"'
 
 
 def citation_grammar(n_docs: int, *, max_sentences: int = 6, max_citations: int = 3,
-                     allowed: Collection[int] | None = None) -> str:
+                     allowed: Collection[int] | None = None, inline: bool = False) -> str:
     """A GBNF grammar for answers whose every sentence ends with in-range citations.
 
     Shape: ``sentence (" " sentence){0, max_sentences-1}``; a sentence is text without
@@ -30,6 +30,9 @@ def citation_grammar(n_docs: int, *, max_sentences: int = 6, max_citations: int 
         allowed: the document numbers that may be cited (default: all of 1..n_docs). Stage 3
             passes the documents its verified statements cite, so a merged sentence cannot move
             to a document no verified statement came from.
+        inline: citations may also stand inside a sentence, followed by a space (or ", ", ": ",
+            "; ") and more text: "According to Document [4], Messi scored ... [4]." Without it a
+            model that writes "According to Document" is made to end its sentence there.
 
     Raises:
         ValueError: n_docs < 1, max_sentences < 1 or max_citations < 1, or ``allowed`` empty or
@@ -45,6 +48,7 @@ def citation_grammar(n_docs: int, *, max_sentences: int = 6, max_citations: int 
     rest = f' (" " sentence){{0,{max_sentences - 1}}}' if max_sentences > 1 else ""
     return "\n".join([
         f"root ::= sentence{rest}",
+        'sentence ::= text (" " cites [,:;]? " " text)* (" " cites [.!?] | [.!?] " " cites)' if inline else
         'sentence ::= text (" " cites [.!?] | [.!?] " " cites)',
         f"cites ::= cite{more}",
         r"text ::= [^\[\]\n.!?] ([^\[\]\n.!?] | [.] [^\[\]\n.!? ])*",

@@ -19,6 +19,7 @@ from . import records as R
 from . import settings as S
 from .checks import Checker, CheckBatch, Claim, Verifier, answer_claims, fact_claims, joint_fact_claims
 from .claims import complete_claims, is_fragment
+from .content import FUNCTION_WORDS, adds, carried, stems
 from .grading import grade
 from .citations import format_citations, merge_adjacent
 from .conflicts import Conflict, find_conflicts
@@ -29,7 +30,7 @@ from .instructions import find_instructions, without_instructions
 from .language import MIN_CONFIDENCE, detect, detect_or
 from .prompts import PromptSet, completion_prompt
 from .records import Document, LLMCall, StageTrace, Statement, VerifiedAnswer
-from .relevance import relevant_sentences, trim_document
+from .relevance import bm25_scores, relevant_sentences, trim_document
 from .settings import Settings
 from .timeline import Timeline
 
@@ -135,7 +136,7 @@ class VeriCite:
         conflicts = self.conflicts(q, verified)        # documents that give another number for a verified claim
         refine = self.stage3_refine(q, verified)       # one merged answer from the verified sentences
         final = self.final_check(q, refine, verified)  # every final sentence checked; strict: failures removed
-        final = self.keep_backbone(q, answer, refine, final)  # stage 1's verified answer the merge dropped, put back
+        final = self.keep_backbone(q, answer, refine, final, verified)  # verified answers the merge dropped, put back
         final = self.mark_partial(q, refine, final)    # lenient: citations that support only partly get [3*]
         return self.result(q, [answer, evidence, refine], final, conflicts)
 
@@ -413,6 +414,8 @@ class VeriCite:
             The sentences of the answer, each with its verdict.
         """
         final, refine.text = self._check_final(q, refine, refine.text)
+        if verified and self.settings.add_nothing:
+            final = self._adds_nothing(q, refine, final, verified)
         refine.trace.statements = list(final)
         bad = [s for s in final if s.verdict != R.SUPPORTED]
         if not bad:
@@ -441,21 +444,60 @@ class VeriCite:
                                       f"sentences: {[s.raw for s in failed]}")
         return final
 
-    def keep_backbone(self, q: Question, answer: Stage, refine: Stage, final: list[Statement]) -> list[Statement]:
-        """Put back stage 1's verified statements that the refinement dropped (``backbone``).
+    def _adds_nothing(self, q: Question, refine: Stage, final: list[Statement],
+                      verified: list[Statement]) -> list[Statement]:
+        """Stage 3 adds nothing (``add_nothing``): a refined sentence that passed the checker but
+        says what no verified sentence says, or only talks about the prompt
+        (:func:`~vericite.engine.content.adds`), fails the final check."""
+        sources = " ".join(v.text for v in verified)
+        out = []
+        for s in final:
+            why = adds(s.text, sources, q.text, q.lang) if s.verdict == R.SUPPORTED else None
+            if why:
+                refine.trace.notes.append(f"add nothing: {s.raw!r} fails ({why} beyond the verified sentences)")
+                s = replace(s, verdict=R.UNSUPPORTED)
+            out.append(s)
+        return out
+
+    def keep_backbone(self, q: Question, answer: Stage, refine: Stage, final: list[Statement],
+                      verified: Sequence[Statement] = ()) -> list[Statement]:
+        """Put back the verified sentences that the refinement dropped (``backbone``,
+        ``backbone_facts``).
 
         Stage 1 answers the question in full sentences; the merge sometimes keeps only a stage-2
         fragment or loses the answer. A kept stage-1 statement whose answer words (its words that
-        are not in the question, :func:`carried`) are mostly missing from the final text is checked
-        again as a final sentence and, when it passes, put before the refined sentences.
+        are not in the question, :func:`~vericite.engine.content.carried`) are mostly missing from
+        the final text is put before the refined sentences. Then up to ``backbone_facts`` verified
+        stage-2 facts (of ``verified``) that the final text does not carry, the most relevant to
+        the question first (BM25; a fact sharing no content word with the question is never put back, nor
+        one that a fact put back already carries), go after them. Each is checked again as a final
+        sentence first.
 
         Returns:
-            The final sentences, the restored ones first.
+            The final sentences: restored statements, refined sentences, restored facts.
         """
-        if not self.settings.backbone:
-            return final
-        missing = [s for s in answer.trace.statements
-                   if s.verdict == R.KEPT and not carried(s.text, refine.text, q.text)]
+        if self.settings.backbone:
+            missing = [s for s in answer.trace.statements
+                       if s.verdict == R.KEPT and not carried(s.text, refine.text, q.text, q.lang)]
+            final = self._put_back(q, refine, final, missing, "verified stage-1 statement(s)", before=True)
+        facts = [s for s in verified if s.stage == R.EVIDENCE and not carried(s.text, refine.text, q.text, q.lang)]
+        if self.settings.backbone_facts and facts:
+            scores = bm25_scores(q.text, [s.text for s in facts])
+            asked = stems(q.text, q.lang) - stems(" ".join(FUNCTION_WORDS), q.lang)
+            picked: list[Statement] = []
+            for k in sorted(range(len(facts)), key=lambda k: (-scores[k], k)):
+                if len(picked) == self.settings.backbone_facts:
+                    break
+                if len(asked & stems(facts[k].text, q.lang)) >= MIN_QUESTION_STEMS and \
+                        not carried(facts[k].text, " ".join(p.text for p in picked), q.text, q.lang):
+                    picked.append(facts[k])
+            final = self._put_back(q, refine, final, picked, "verified stage-2 fact(s)", before=False)
+        return final
+
+    def _put_back(self, q: Question, refine: Stage, final: list[Statement], missing: Sequence[Statement],
+                  what: str, *, before: bool) -> list[Statement]:
+        """``missing`` checked as final sentences and, those that pass (strict) or all, joined to
+        the answer before or after its sentences; one trace note."""
         if not missing:
             return final
         restored, text = self._check_final(q, refine, " ".join(merge_adjacent(_with_citations(s)) for s in missing))
@@ -464,11 +506,11 @@ class VeriCite:
             text = " ".join(s.raw for s in restored)
         if not restored:
             return final
-        refine.text = f"{text} {refine.text}".strip()
-        refine.trace.statements = restored + refine.trace.statements
-        refine.trace.notes.append(f"backbone: put back {len(restored)} verified stage-1 statement(s) the refinement "
-                                  f"dropped: {[s.raw for s in restored]}")
-        return restored + final
+        refine.text = (f"{text} {refine.text}" if before else f"{refine.text} {text}").strip()
+        refine.trace.statements = restored + refine.trace.statements if before else refine.trace.statements + restored
+        refine.trace.notes.append(f"backbone: put back {len(restored)} {what} the refinement dropped: "
+                                  f"{[s.raw for s in restored]}")
+        return restored + final if before else final + restored
 
     def complete(self, q: Question, items: list[Statement | Claim], trace: StageTrace, where: str,
                  failed: str = R.DROPPED_FRAGMENT) -> list[Statement | Claim]:
@@ -481,7 +523,7 @@ class VeriCite:
         if "claim" not in q.prompts.steps:
             warn_once(q.warnings, f"prompt set {q.prompts.tag} has no claim step: fragments are not checked "
                                   "as claims and are dropped")
-            return complete_claims(items, None, n, failed=failed)
+            return complete_claims(items, None, n, question=q.text, lang=q.lang, failed=failed)
 
         def rewrite(fragment: str) -> str:
             call = self._chat(q, q.prompts.messages("claim", question=q.text, statements=fragment), step="claim",
@@ -489,7 +531,8 @@ class VeriCite:
             trace.llm_calls.append(call)
             return call.text
 
-        return complete_claims(items, rewrite, n, failed=failed)
+        return complete_claims(items, rewrite, n, question=q.text, lang=q.lang, guard=self.settings.claim_guard, failed=failed,
+                               notes=trace.notes)
 
     def mark_partial(self, q: Question, refine: Stage, final: list[Statement]) -> list[Statement]:
         """Lenient strictness: mark each citation that supports its final sentence only partly
@@ -663,14 +706,13 @@ class VeriCite:
                         lenient=s.strictness == "lenient", cite_each=s.cite_each)
 
     def _cite_grammar(self, n_docs: int, allowed: set[int] | None = None) -> str | None:
-        return citation_grammar(n_docs, allowed=allowed) if self.settings.citation_grammar else None
+        return citation_grammar(n_docs, allowed=allowed, inline=self.settings.inline_citations) \
+            if self.settings.citation_grammar else None
 
 
-#: words that say nothing about the answer (with the question's own words they are not "answer words")
-_FUNCTION_WORDS = frozenset("""also been from have into that their there they this were what when where which while
-who whom whose with would about after before being could other than them then these those under over such
-only very more most some""".split())
-
+#: a verified fact the refinement dropped is put back only when it shares this many content-word
+#: stems with the question (``backbone_facts``)
+MIN_QUESTION_STEMS = 2
 
 #: at most this many document pairs get a multi-hop extraction per question (each is one LLM call)
 MAX_PAIRS = 3
@@ -689,24 +731,6 @@ def linked_pairs(question: str, documents: Sequence[tuple[int, str]], limit: int
     found = {n: names(t) - asked for n, t in documents}
     scored = [(len(found[a] & found[b]), a, b) for k, (a, _) in enumerate(documents) for b, _ in documents[k + 1:]]
     return [(a, b) for n, a, b in sorted(scored, key=lambda x: (-x[0], x[1], x[2])) if n > 0][:limit]
-
-
-def answer_words(sentence: str, question: str) -> set[str]:
-    """The words of ``sentence`` that can carry an answer: lower-cased, not in ``question``,
-    numbers or words of 4+ letters, without common function words."""
-    asked = {w.lower() for w in re.findall(r"\w+", question)}
-    words = {w.lower() for w in re.findall(r"\w+", sentence)}
-    return {w for w in words - asked - _FUNCTION_WORDS if w.isdigit() or len(w) >= 4}
-
-
-def carried(sentence: str, answer: str, question: str) -> bool:
-    """Whether ``answer`` keeps what ``sentence`` says beyond the question: at least half of its
-    :func:`answer_words` occur in ``answer`` (a sentence with none is carried)."""
-    need = answer_words(sentence, question)
-    if not need:
-        return True
-    have = {w.lower() for w in re.findall(r"\w+", answer)}
-    return len(need & have) * 2 >= len(need)
 
 
 def _with_citations(s: Statement) -> str:

@@ -113,6 +113,9 @@ class Settings:
     citation_grammar: bool = setting(False, "decode stages 1 and 3 under the citation grammar: every sentence ends "
                                             "with in-range citations (default: the LLM's profile)",
                                      kind="bool", profile="llm", flag=True)
+    inline_citations: bool = setting(False, "the citation grammar also lets a citation stand inside a sentence "
+                                            "('According to Document [4], ...'), not only at its end (default: the "
+                                            "LLM's profile)", kind="bool", profile="llm", flag=True)
     doc_tokens: int = setting(0, "trim each document the LLM sees to its most question-relevant sentences within "
                                  "this many tokens, 0 = whole (default: the LLM's profile); NLI always checks the "
                                  "whole document", kind="int", rule=_doc_tokens, profile="llm", flag=True)
@@ -151,6 +154,10 @@ class Settings:
            "sentence with the question (the prompt set's claim step) before it is checked, so a bare name "
            "('Berea College') must be entailed as an answer, not only mentioned; 0 checks sentences as written",
         kind="int", rule=_non_negative, flag=True)
+    claim_guard: bool = setting(True, "a fragment with no content ('According to Document [4]') is not rewritten, and a "
+                                      "rewrite that adds answer words neither the fragment nor the question has is refused "
+                                      "(asked to make a claim of nothing, a small model answers from memory)",
+                                kind="bool", flag=True)
     cite_each: bool = setting(True, "a sentence citing several documents is also scored against each alone: it passes "
                                     "if the joint or one alone entails it, and a citation that does not carry it is "
                                     "removed (ALCE's precision rule)", kind="bool", flag=True)
@@ -161,6 +168,14 @@ class Settings:
     backbone: bool = setting(True, "keep stage 1's verified statements in the answer: one the refinement dropped "
                                    "(its answer words missing from the final text) is put back, checked",
                              kind="bool", flag=True)
+    backbone_facts: int = setting(2, "keep up to N verified stage-2 facts the refinement dropped: those most relevant "
+                                     "to the question (BM25) whose answer words the final text lacks are put back after "
+                                     "it, checked (0 = only stage 1's statements, as before)",
+                                  kind="int", rule=_non_negative, flag=True)
+    add_nothing: bool = setting(True, "stage 3 adds nothing: a refined sentence fails the final check when fewer than half "
+                                      "of its answer words (stems not in the question) occur in the verified sentences, or "
+                                      "when it has none and talks about the prompt ('Based on the provided statements')",
+                                kind="bool", flag=True)
     multihop: bool = setting(False, "multi-hop evidence: after stage 2, one extraction over each pair of useful documents "
                                     "that share a name the question lacks (at most 3 pairs), its facts checked against "
                                     "both together and citing the ones that carry them", kind="bool", flag=True)

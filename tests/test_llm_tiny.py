@@ -102,6 +102,19 @@ def test_citation_grammar_accepts_cited_sentences_only(llm, text, ok):
     assert grammar_accepts(llm, citation_grammar(5), text) is ok
 
 
+@pytest.mark.parametrize("text,ok", [
+    ("According to Document [4], Messi scored 800 goals [4].", True),
+    ("Messi [1] and Pele [2] scored most [1][2].", True),
+    ("Rush is a band [1]. It plays rock [2].", True),
+    ("According to Document [4], Messi scored 800 goals.", False),  # the sentence still ends cited
+    ("According to Document [6], Messi scored [4].", False),        # inline marks are in range too
+])
+def test_inline_citation_grammar_lets_a_citation_stand_inside_a_sentence(llm, text, ok):
+    assert grammar_accepts(llm, citation_grammar(5, inline=True), text) is ok
+    if "," in text and ok:
+        assert not grammar_accepts(llm, citation_grammar(5), text)  # the end-only grammar refuses it
+
+
 def test_citation_grammar_any_k_and_allowed_subset(llm):
     assert grammar_accepts(llm, citation_grammar(12), "A is b [12][10].")
     assert not grammar_accepts(llm, citation_grammar(9), "A is b [10].")

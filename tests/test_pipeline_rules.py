@@ -343,8 +343,12 @@ def test_a_fragment_is_checked_as_a_full_claim_with_the_question(checker):
     assert "Question: Who was the drummer of Rush?" in rewrites[0][1][-1]["content"]
     assert "Short answer: Keith Moon" in rewrites[0][1][-1]["content"]
     s1 = res.stages[0].statements
-    assert all(s.rewritten for s in s1) and s1[0].raw == "Keith Moon [2]."
+    assert s1[0].rewritten and s1[0].raw == "Keith Moon [2]."
     assert s1[0].text == "Keith Moon was the drummer of Rush." and s1[0].verdict == R.DROPPED_NLI
+    # the same reply for "Neil Peart" names someone neither the fragment nor the question does: refused
+    assert (s1[1].rewritten, s1[1].verdict, s1[1].text) == (False, R.DROPPED_FRAGMENT, "Neil Peart.")
+    assert any(n.startswith("claim rewrite refused: 'Keith Moon was the drummer of Rush.' adds ['keith', 'moon']")
+               for n in res.stages[0].notes)
     # the same fragment checked as written passes: the rule is what drops it
     _, plain = answer_with(checker, replies, claim_words=0)
     assert plain.stages[0].statements[0].verdict == R.KEPT
@@ -401,8 +405,11 @@ def test_backbone_puts_back_the_verified_answer_the_refinement_dropped(checker):
     assert res.answer == "Neil Peart was the drummer of Rush [1]. Keith Moon played drums for The Who [2]."
     assert [s.verdict for s in res.final] == [R.SUPPORTED, R.SUPPORTED]
     assert any(n.startswith("backbone: put back 1") for n in res.stages[2].notes)
-    _, off = answer_with(checker, replies, claim_words=0, backbone=False)
+    _, off = answer_with(checker, replies, claim_words=0, backbone=False, backbone_facts=0)
     assert off.answer == "Keith Moon played drums for The Who [2]."
+    # without stage 1's statement the verified fact that answers comes back, after the refined text
+    _, facts = answer_with(checker, replies, claim_words=0, backbone=False)
+    assert facts.answer == "Keith Moon played drums for The Who [2]. Neil Peart was the drummer of the rock band Rush [1]."
     # a refinement that keeps the answer's words keeps its own wording: nothing added
     kept = dict(replies, refine="Neil Peart was the drummer of the rock band Rush [1].")
     _, res = answer_with(checker, kept, claim_words=0)
@@ -411,9 +418,10 @@ def test_backbone_puts_back_the_verified_answer_the_refinement_dropped(checker):
 
 
 def test_answer_words_and_carried():
-    from vericite.engine.pipeline import answer_words, carried
-    assert answer_words("The film was directed by Brad Silberling in 2004.", "Who directed the film?") == \
-        {"brad", "silberling", "2004"}
+    from vericite.engine.content import answer_words, carried
+    # stems (Snowball), digits; the question's words, function words and prompt words left out
+    assert answer_words("According to the passage, the film was directed by Brad Silberling in 2004.",
+                        "Who directed the film?") == {"brad", "silberl", "2004"}
     assert carried("The film was directed by Brad Silberling.", "Silberling directed it [5].", "Who directed the film?")
     assert not carried("The film was directed by Brad Silberling.", "Norihiro Koizumi [3].", "Who directed the film?")
     assert carried("The film was directed.", "", "Who directed the film?")  # nothing beyond the question

@@ -1,0 +1,239 @@
+"""Replay recorded runs through today's stage rules: the LLM's recorded replies, the real checker.
+
+`vericite bench replay RESULTS.jsonl [...] --out OUT.jsonl [--label NAME] [--set KEY=VALUE ...]`
+
+A quality run costs about a minute of LLM time per item on this machine; most rules between the
+LLM calls (claims, checks, the final check, the backbone) do not change what the LLM is asked
+until stage 3. This bench answers each recorded ``vericite`` row again with a :class:`ReplayLLM`
+that returns the row's recorded reply for each call (by purpose; a claim rewrite by the fragment in
+its prompt) and the real checker, under the row's recorded settings with ``--set`` overrides, so a
+rule's effect is measured on every recorded item in seconds. Rows keep their fields; ``method``
+becomes ``--label`` and ``replay`` records what the replay could not reproduce:
+
+- ``missing``: calls with no recorded reply (answered with empty text: a new fragment rewrite, ...);
+- ``stale_refine``: the verified sentences given to stage 3 differ from the recorded ones, so the
+  recorded refinement answers another prompt (count these rows apart; the rest are exact);
+- ``same_output``: the replayed answer equals the recorded one.
+
+With no override that changes a rule, every row should come back with ``same_output`` true: run
+that first (the bench prints the count). Evaluate the output with ``vericite eval``.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import re
+import sys
+from collections import defaultdict, deque
+from dataclasses import fields
+
+from tqdm import tqdm
+
+from vericite.engine import records as R
+from vericite.engine import settings as S
+from vericite.engine.batching import DynamicBatcher
+from vericite.engine.checkers import load_checker
+from vericite.engine.citations import strip_citations
+from vericite.engine.errors import ConfigError
+from vericite.engine.models import Registry
+from vericite.engine.nli_cache import ScoreCache
+from vericite.engine.pipeline import VeriCite
+from vericite.engine.prompts import PromptSet
+from vericite.engine.records import Document, LLMCall
+
+from .run import read_results
+
+log = logging.getLogger(__name__)
+
+_SHORT = re.compile(r"Short answer: (.*)\n")
+_SETTINGS = {f.name for f in fields(S.Settings)}
+
+
+def _norm(text: str) -> str:
+    return " ".join(strip_citations(text).split())
+
+
+class ReplayLLM:
+    """An LLM that answers each call with the recorded reply of one result row.
+
+    ``chat`` / ``yes_probability`` return the recorded :class:`LLMCall` of the same purpose, in
+    recorded order; a claim rewrite (purpose ``claim:*``) returns the full sentence the recorded
+    trace shows for the fragment named in the prompt. A call with nothing recorded is answered with
+    empty text and listed in ``missing``. Token counts are ~4 characters per token (they only size
+    prompts, which a replay does not send anywhere).
+    """
+
+    name = "replay"
+
+    def __init__(self, trace: dict, n_ctx: int = 4096):
+        self.n_ctx = n_ctx
+        self.calls: dict[str, deque] = defaultdict(deque)
+        self.rewrites: dict[tuple[str, str], str] = {}
+        self.missing: list[str] = []
+        for st in trace.get("stages", []):
+            for c in st.get("llm_calls", []):
+                if not c["purpose"].startswith("claim:"):
+                    self.calls[c["purpose"]].append(LLMCall(**c))
+            for s in st.get("statements", []):
+                if s.get("rewritten"):
+                    self.rewrites[(st["name"], _norm(s["raw"]))] = s["text"]
+
+    def chat(self, messages, *, max_tokens, purpose, grammar=None) -> LLMCall:
+        if purpose.startswith("claim:"):
+            prompt = messages if isinstance(messages, str) else messages[-1]["content"]
+            m = _SHORT.search(prompt)
+            stage = purpose.split(":", 1)[1].split(":")[0]
+            text = self.rewrites.get((stage, _norm(m.group(1))), "") if m else ""
+            return LLMCall(purpose, 0, 0, 0, 0.0, 0.0, 0.0, "stop", text)
+        if self.calls[purpose]:
+            return self.calls[purpose].popleft()
+        self.missing.append(purpose)
+        return LLMCall(purpose, 0, 0, 0, 0.0, 0.0, 0.0, "stop", "")
+
+    def yes_probability(self, messages, *, purpose) -> tuple[float, LLMCall]:
+        call = self.chat(messages, max_tokens=1, purpose=purpose)
+        return float(call.score or 0.0), call
+
+    def count_tokens(self, text: str) -> int:
+        return len(text) // 4 + 1
+
+    def truncate(self, text: str, max_tokens: int) -> tuple[str, bool]:
+        return (text, False) if self.count_tokens(text) <= max_tokens else (text[: 4 * max_tokens], True)
+
+
+def recorded_settings(stamp: dict, overrides: dict) -> S.Settings:
+    """The Settings a row was answered with (its trace's stamp; settings added since take today's
+    defaults), then ``overrides``. ``lang`` is "auto" (the stamp holds the language detected).
+
+    Raises:
+        ConfigError: an override names no setting or breaks its rule.
+    """
+    unknown = sorted(set(overrides) - _SETTINGS)
+    if unknown:
+        raise ConfigError(f"--set: unknown setting(s) {unknown}; known: {', '.join(sorted(_SETTINGS))}")
+    kept = {k: tuple(v) if isinstance(v, list) else v for k, v in stamp.items() if k in _SETTINGS}
+    kept["lang"] = "auto"
+    return S.validate(S.Settings(**{**kept, **overrides}))
+
+
+def verified_set(trace: dict) -> list[tuple[str, tuple]]:
+    """The sentences given to stage 3: kept statements of stages 1-2 as (text, citations)."""
+    return sorted((s["text"], tuple(s["citations"])) for st in trace["stages"][:2] for s in st["statements"]
+                  if s["verdict"] == R.KEPT)
+
+
+def parse_set(values: list[str]) -> dict:
+    """``["backbone_facts=0", "add_nothing=false"]`` -> {"backbone_facts": 0, "add_nothing": False}
+    (values read as JSON, else as strings).
+
+    Raises:
+        ConfigError: an item without "=".
+    """
+    out = {}
+    for v in values:
+        if "=" not in v:
+            raise ConfigError(f"--set needs KEY=VALUE, got {v!r}")
+        k, raw = v.split("=", 1)
+        try:
+            out[k.strip()] = json.loads(raw)
+        except json.JSONDecodeError:
+            out[k.strip()] = raw
+    return out
+
+
+class Replayer:
+    """Replays rows (see module docstring); one checker per recorded checker name, loaded once."""
+
+    def __init__(self, *, models_toml: str | None = None, nli_cache: str | None = None, overrides: dict | None = None,
+                 checker=None):
+        self.registry = Registry.load(models_toml)
+        self.nli_cache = nli_cache
+        self.overrides = dict(overrides or {})
+        self.checkers: dict[str, DynamicBatcher] = {}
+        self.fixed = checker  # one checker for every row instead of the recorded ones (tests, other checkers)
+
+    def checker(self, stamp: dict) -> DynamicBatcher:
+        """The recorded checker (its models.toml entry by name, "+number-guard" aside).
+
+        Raises:
+            ConfigError: no entry of that name; ModelFileError: its file is missing.
+        """
+        if self.fixed is not None:
+            return self.fixed
+        name = stamp["nli"].split("+")[0]
+        if name not in self.checkers:
+            spec = self.registry.get(name, "nli")
+            if stamp.get("nli_sha256") and spec.sha256 and stamp["nli_sha256"] != spec.sha256:
+                log.warning("checker %s has changed since the run (sha256 %s, recorded %s)", name,
+                            spec.sha256[:12], stamp["nli_sha256"][:12])
+            model = load_checker(spec)
+            self.checkers[name] = DynamicBatcher(model, cache=ScoreCache(model.cache_id, path=self.nli_cache))
+        return self.checkers[name]
+
+    def replay(self, row: dict, label: str) -> dict:
+        """One recorded row answered again; the new row (see module docstring)."""
+        trace = row["trace"]
+        stamp = trace["settings"]
+        settings = recorded_settings(stamp, self.overrides)
+        llm = ReplayLLM(trace, n_ctx=stamp.get("n_ctx") or 4096)
+        pipe = VeriCite(llm, self.checker(stamp), prompts=PromptSet.load(stamp["prompts"].split("@")[0]),
+                        settings=settings)
+        docs = [Document(title=str(d.get("title") or ""), text=d["text"]) for d in row["docs"]]
+        res = pipe.answer(row["question"], docs)
+        new = res.to_json()
+        new.pop("documents", None)
+        out = {k: v for k, v in row.items() if k not in ("output", "warnings", "trace", "seconds")}
+        out.update(method=label, output=res.answer, warnings=list(res.warnings), trace=new,
+                   seconds=row.get("seconds"),
+                   replay={"from": row["method"], "overrides": self.overrides, "missing": llm.missing,
+                           "stale_refine": verified_set(new) != verified_set(trace),
+                           "same_output": res.answer == row["output"]})
+        return out
+
+    def close(self) -> None:
+        for c in self.checkers.values():
+            c.close()
+
+
+def main(argv: list[str] | None = None, *, models_toml: str | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="vericite bench replay", description=__doc__.split("\n\n")[0])
+    ap.add_argument("results", nargs="+", help="result files of `vericite run` (rows with a pipeline trace)")
+    ap.add_argument("--out", required=True, help="JSON lines of the replayed rows (overwritten)")
+    ap.add_argument("--label", help="method name of the replayed rows (default: METHOD-replay)")
+    ap.add_argument("--set", dest="sets", action="append", default=[], metavar="KEY=VALUE",
+                    help="a setting for the replay, e.g. backbone_facts=0 (repeatable; JSON values)")
+    ap.add_argument("--method", help="replay only rows of this method")
+    ap.add_argument("--dataset", help="replay only rows of this dataset")
+    ap.add_argument("--nli-cache", help="sqlite premise-hypothesis score cache (reused across replays)")
+    ap.add_argument("--no-progress", action="store_true")
+    args = ap.parse_args(argv)
+    try:
+        overrides = parse_set(args.sets)
+        rows = [r for p in args.results for r in read_results(p)
+                if isinstance(r.get("trace"), dict) and "stages" in r["trace"]
+                and (not args.method or r["method"] == args.method) and (not args.dataset or r["dataset"] == args.dataset)]
+        if not rows:
+            raise ConfigError("no rows with a pipeline trace in " + ", ".join(args.results))
+        replayer = Replayer(models_toml=models_toml, nli_cache=args.nli_cache, overrides=overrides)
+    except ConfigError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    counts = defaultdict(int)
+    try:
+        with open(args.out, "w", encoding="utf-8") as f:
+            for row in tqdm(rows, desc="replay", unit="item", disable=args.no_progress):
+                new = replayer.replay(row, args.label or f"{row['method']}-replay")
+                rp = new["replay"]
+                counts["rows"] += 1
+                counts["same_output"] += rp["same_output"]
+                counts["stale_refine"] += rp["stale_refine"]
+                counts["with_missing_calls"] += bool(rp["missing"])
+                f.write(json.dumps(new, ensure_ascii=False) + "\n")
+    except ConfigError as e:  # a recorded checker or prompt set that this registry lacks
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    finally:
+        replayer.close()
+    print(json.dumps({"out": args.out, "overrides": overrides, **counts}))
+    return 0

@@ -1,0 +1,99 @@
+"""Content words: what a sentence says beyond its question, compared across sentences.
+
+Three rules read sentences this way: a claim rewrite may not add what neither the question nor the
+fragment says (:func:`invented`), a refined sentence must say what the verified sentences say
+(stage 3 adds nothing), and a verified sentence whose content the refined answer lost is put back
+(:func:`carried`). Words are compared as Snowball stems ("launched" = "launches", "году" = "год")
+for English and Russian, so a rewrite that inflects a word is not a new word; numbers are compared
+as written digits.
+"""
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+import snowballstemmer
+
+from .citations import strip_citations
+
+_STEMMERS = {"en": "english", "ru": "russian"}
+_LETTERS = re.compile(r"[^\W\d_]+")
+_DIGITS = re.compile(r"\d+")
+
+#: words that say nothing about the answer, on top of the question's own words (English; a
+#: Russian sentence's short function words fall under the 4-letter rule of :func:`stems`)
+FUNCTION_WORDS = frozenset("""also been from have into that their there they this were what when where which while
+who whom whose with would about after before being could other than them then these those under over such
+only very more most some""".split())
+
+#: words of a sentence about the prompt rather than the world ("According to Document [4]",
+#: "Based on the provided answer statements ..."): they carry no answer either
+META_WORDS = frozenset("""according document documents passage passages based provided information given answer
+answers statement statements citation citations reference references source sources search results result
+above following follows context text mentioned states stated""".split())
+
+
+@lru_cache(maxsize=4096)  # a document sentence is compared with several claims
+def stems(text: str, lang: str = "en") -> frozenset[str]:
+    """Content-word stems of ``text``: letters-only words, lower-cased, Snowball-stemmed for "en"
+    and "ru" (other languages: the words themselves), kept when 4+ letters long."""
+    ws = [w.lower() for w in _LETTERS.findall(text)]
+    if lang in _STEMMERS:  # a stemmer object keeps state while it stems: one per call, threads never share it
+        ws = snowballstemmer.stemmer(_STEMMERS[lang]).stemWords(ws)
+    return frozenset(w for w in ws if len(w) >= 4)
+
+
+@lru_cache(maxsize=64)
+def _stopped(lang: str) -> frozenset[str]:
+    return stems(" ".join(FUNCTION_WORDS | META_WORDS), lang)
+
+
+def answer_words(sentence: str, question: str, lang: str = "en") -> frozenset[str]:
+    """What ``sentence`` says beyond ``question``: its :func:`stems` and digit runs that the
+    question lacks, without function and prompt words ("passage", "according")."""
+    asked = stems(question, lang) | frozenset(_DIGITS.findall(question))
+    own = stems(sentence, lang) | frozenset(_DIGITS.findall(sentence))
+    return own - asked - _stopped(lang)
+
+
+def carried(sentence: str, text: str, question: str, lang: str = "en") -> bool:
+    """Whether ``text`` keeps what ``sentence`` says beyond ``question``: at least half of its
+    :func:`answer_words` occur in ``text`` (a sentence with none is carried)."""
+    need = answer_words(sentence, question, lang)
+    if not need:
+        return True
+    have = stems(text, lang) | frozenset(_DIGITS.findall(text))
+    return len(need & have) * 2 >= len(need)
+
+
+def invented(full: str, fragment: str, question: str, lang: str = "en") -> frozenset[str]:
+    """The answer words of a claim rewrite ``full`` that neither ``fragment`` nor ``question`` has
+    ("The Lakers have won the NBA Finals 6 times" from "According to Document": {"6", "nba", ...});
+    empty when the rewrite only restates them."""
+    return answer_words(full, question, lang) - answer_words(fragment, question, lang) - \
+        (stems(fragment, lang) | frozenset(_DIGITS.findall(fragment)))
+
+
+def content_free(text: str) -> bool:
+    """Whether ``text`` (citation marks removed) has no word beyond prompt words and words of 3
+    letters or fewer ("According to Document [4]", "[2] a"): nothing a rewrite could make a claim
+    of. Numbers, "Yes" and "No" (the answer to a yes/no question) are content."""
+    ws = [w.lower() for w in re.findall(r"\w+", strip_citations(text))]
+    return all(w in META_WORDS or (len(w) <= 3 and not w.isdigit() and w not in _YES_NO) for w in ws)
+
+
+_YES_NO = frozenset({"yes", "no", "да", "нет"})
+
+
+def adds(sentence: str, sources: str, question: str, lang: str = "en") -> str | None:
+    """Why a refined ``sentence`` says more than the verified ``sources`` it merges (stage 3
+    adds nothing), or None when it does not:
+
+    - "new words": fewer than half of its :func:`answer_words` occur in ``sources``;
+    - "no answer": it has no answer words but talks about the prompt ("Based on the provided
+      answer statements, the highest goals are as follows").
+    """
+    if not answer_words(sentence, question, lang):
+        talk = {w.lower() for w in re.findall(r"\w+", sentence)} & META_WORDS
+        return "no answer" if talk else None
+    return None if carried(sentence, sources, question, lang) else "new words"
