@@ -168,9 +168,9 @@ class Settings:
     backbone: bool = setting(True, "keep stage 1's verified statements in the answer: one the refinement dropped "
                                    "(its answer words missing from the final text) is put back, checked",
                              kind="bool", flag=True)
-    backbone_facts: int = setting(2, "keep up to N verified stage-2 facts the refinement dropped: those most relevant "
-                                     "to the question (BM25) whose answer words the final text lacks are put back after "
-                                     "it, checked (0 = only stage 1's statements, as before)",
+    backbone_facts: int = setting(2, "keep up to N verified stage-2 facts the refinement dropped: those sharing two "
+                                     "content-word stems with the question whose answer words the final text lacks, most "
+                                     "relevant first (BM25), are put back after it, checked (0 = only stage 1's statements)",
                                   kind="int", rule=_non_negative, flag=True)
     add_nothing: bool = setting(True, "stage 3 adds nothing: a refined sentence fails the final check when fewer than half "
                                       "of its answer words (stems not in the question) occur in the verified sentences, or "
