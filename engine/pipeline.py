@@ -19,7 +19,7 @@ from . import records as R
 from . import settings as S
 from .checks import Checker, CheckBatch, Claim, Verifier, answer_claims, fact_claims, joint_fact_claims
 from .claims import complete_claims, is_fragment
-from .content import FUNCTION_WORDS, adds, carried, stems
+from .content import FUNCTION_WORDS, adds, carried, content_free, stems
 from .grading import grade
 from .citations import format_citations, merge_adjacent
 from .conflicts import Conflict, find_conflicts
@@ -240,10 +240,25 @@ class VeriCite:
             st.trace.llm_calls.append(call)
             items = answer_claims(R.ANSWER, call.text, q.documents, self._split_lang(q, call.text), final=False,
                                   min_words=self.settings.min_statement_words, recite=self.settings.recite)
+            if self._said_nothing(items):  # "According to Document [4][1][2]!": the grammar cut the sentence short
+                st.trace.notes.append(f"stage 1 said nothing ({call.text.strip()!r}): asked again with citations "
+                                      "allowed inside sentences (answer_retry)")
+                call = self._chat(q, q.prompts.messages(R.ANSWER, question=q.text, docs=block), step=R.ANSWER,
+                                  purpose=R.ANSWER, grammar=citation_grammar(len(q.documents), inline=True))
+                st.trace.llm_calls.append(call)
+                items = answer_claims(R.ANSWER, call.text, q.documents, self._split_lang(q, call.text), final=False,
+                                      min_words=self.settings.min_statement_words, recite=self.settings.recite)
             items = self.complete(q, items, st.trace, R.ANSWER)  # fragments -> full sentences with the question
             st.checks.append(self.verifier().submit(items, (R.KEPT, R.DROPPED_NLI), st.trace, q.timeline))
         st.trace.wall_ms = round(t.ms, 1)
         return st
+
+    def _said_nothing(self, items: list[Statement | Claim]) -> bool:
+        """Whether stage 1, decoded under the end-only citation grammar with ``answer_retry`` on,
+        wrote only sentences without content (:func:`~vericite.engine.content.content_free`)."""
+        s = self.settings
+        return (s.answer_retry and s.citation_grammar and not s.inline_citations
+                and all(content_free(x.text) for x in items))
 
     def stage2_evidence(self, q: Question) -> Stage:
         """Per document: the usefulness gate, then fact extraction; each document's facts are

@@ -116,6 +116,10 @@ class Settings:
     inline_citations: bool = setting(False, "the citation grammar also lets a citation stand inside a sentence "
                                             "('According to Document [4], ...'), not only at its end (default: the "
                                             "LLM's profile)", kind="bool", profile="llm", flag=True)
+    answer_retry: bool = setting(True, "when stage 1, under the end-only citation grammar, writes nothing but prompt "
+                                       "words ('According to Document [4][1][2]!': the model's 'According to Document [4], "
+                                       "...' made to end there), ask once more with citations allowed inside sentences",
+                                 kind="bool", flag=True)
     doc_tokens: int = setting(0, "trim each document the LLM sees to its most question-relevant sentences within "
                                  "this many tokens, 0 = whole (default: the LLM's profile); NLI always checks the "
                                  "whole document", kind="int", rule=_doc_tokens, profile="llm", flag=True)

@@ -115,3 +115,34 @@ def test_backbone_facts_put_back_the_most_relevant_dropped_facts_without_repeats
     assert one.answer == "The Lakers won the finals 16 times [1]. The Lakers won the finals six times in the 1960s [1]."
     _, none = answer(checker, replies, docs=docs, backbone_facts=0)
     assert none.answer == "The Lakers won the finals 16 times [1]."
+
+
+class TwoAnswers(ScriptedLLM):
+    """Stage 1's calls get ``answers`` in turn; everything else as ScriptedLLM."""
+
+    def __init__(self, replies, answers):
+        super().__init__(replies)
+        self.answers = list(answers)
+
+    def chat(self, messages, *, max_tokens, purpose, grammar=None):
+        if purpose == "answer" and self.answers:
+            self.replies = dict(self.replies, answer=self.answers.pop(0))
+        return super().chat(messages, max_tokens=max_tokens, purpose=purpose, grammar=grammar)
+
+
+def test_a_stage_1_that_says_nothing_under_the_grammar_is_asked_again_with_inline_citations(checker):
+    replies = {"gate": "No", "refine": "The Lakers won the finals 16 times [1]."}
+    answers = ["According to Document [1][2]!", "According to Document [1], the Lakers won the finals 16 times [1]."]
+    llm = TwoAnswers(replies, answers)
+    pipe = VeriCite(llm, checker, prompts=PromptSet.load("paper-en"), settings=Settings(citation_grammar=True))
+    res = pipe.answer(Q_LAKERS, LAKERS)
+    grammars = [g for p, _, g in llm.calls if p == "answer"]
+    assert len(grammars) == 2 and "[,:;]" not in grammars[0] and "[,:;]" in grammars[1]  # the retry allows inline marks
+    assert [s.text for s in res.stages[0].statements] == ["According to Document, the Lakers won the finals 16 times."]
+    assert any(n.startswith("stage 1 said nothing ('According to Document [1][2]!')") for n in res.stages[0].notes)
+    # off, or a first answer with content: one call
+    for settings, first in [({"answer_retry": False}, answers[0]), ({}, "The Lakers won the finals 16 times [1].")]:
+        llm = TwoAnswers(replies, [first, answers[1]])
+        VeriCite(llm, checker, prompts=PromptSet.load("paper-en"),
+                 settings=Settings(citation_grammar=True, **settings)).answer(Q_LAKERS, LAKERS)
+        assert [p for p, _, _ in llm.calls].count("answer") == 1
