@@ -235,19 +235,19 @@ class VeriCite:
         with q.timeline.span(None) as t:
             log.info("stage 1: answering from %d documents", len(q.documents))
             block = self._documents_block(R.ANSWER, q)
-            call = self._chat(q, q.prompts.messages(R.ANSWER, question=q.text, docs=block), step=R.ANSWER,
-                              purpose=R.ANSWER, grammar=self._cite_grammar(len(q.documents)))
-            st.trace.llm_calls.append(call)
-            items = answer_claims(R.ANSWER, call.text, q.documents, self._split_lang(q, call.text), final=False,
-                                  min_words=self.settings.min_statement_words, recite=self.settings.recite)
-            if self._said_nothing(items):  # "According to Document [4][1][2]!": the grammar cut the sentence short
-                st.trace.notes.append(f"stage 1 said nothing ({call.text.strip()!r}): asked again with citations "
-                                      "allowed inside sentences (answer_retry)")
+
+            def ask(grammar: str | None) -> list[Statement | Claim]:
                 call = self._chat(q, q.prompts.messages(R.ANSWER, question=q.text, docs=block), step=R.ANSWER,
-                                  purpose=R.ANSWER, grammar=citation_grammar(len(q.documents), inline=True))
+                                  purpose=R.ANSWER, grammar=grammar)
                 st.trace.llm_calls.append(call)
-                items = answer_claims(R.ANSWER, call.text, q.documents, self._split_lang(q, call.text), final=False,
-                                      min_words=self.settings.min_statement_words, recite=self.settings.recite)
+                return answer_claims(R.ANSWER, call.text, q.documents, self._split_lang(q, call.text), final=False,
+                                     min_words=self.settings.min_statement_words, recite=self.settings.recite)
+
+            items = ask(self._cite_grammar(len(q.documents)))
+            if self._said_nothing(items):  # "According to Document [4][1][2]!": the grammar cut the sentence short
+                st.trace.notes.append(f"stage 1 said nothing ({st.trace.llm_calls[-1].text.strip()!r}): asked again "
+                                      "with citations allowed inside sentences (answer_retry)")
+                items = ask(citation_grammar(len(q.documents), inline=True))
             items = self.complete(q, items, st.trace, R.ANSWER)  # fragments -> full sentences with the question
             st.checks.append(self.verifier().submit(items, (R.KEPT, R.DROPPED_NLI), st.trace, q.timeline))
         st.trace.wall_ms = round(t.ms, 1)
@@ -483,10 +483,8 @@ class VeriCite:
         fragment or loses the answer. A kept stage-1 statement whose answer words (its words that
         are not in the question, :func:`~vericite.engine.content.carried`) are mostly missing from
         the final text is put before the refined sentences. Then up to ``backbone_facts`` verified
-        stage-2 facts (of ``verified``) that the final text does not carry, the most relevant to
-        the question first (BM25; a fact sharing no content word with the question is never put back, nor
-        one that a fact put back already carries), go after them. Each is checked again as a final
-        sentence first.
+        stage-2 facts of ``verified`` that the final text lost (:func:`dropped_facts`) go after them.
+        Each is checked again as a final sentence first.
 
         Returns:
             The final sentences: restored statements, refined sentences, restored facts.
@@ -495,17 +493,8 @@ class VeriCite:
             missing = [s for s in answer.trace.statements
                        if s.verdict == R.KEPT and not carried(s.text, refine.text, q.text, q.lang)]
             final = self._put_back(q, refine, final, missing, "verified stage-1 statement(s)", before=True)
-        facts = [s for s in verified if s.stage == R.EVIDENCE and not carried(s.text, refine.text, q.text, q.lang)]
-        if self.settings.backbone_facts and facts:
-            scores = bm25_scores(q.text, [s.text for s in facts])
-            asked = stems(q.text, q.lang) - stems(" ".join(FUNCTION_WORDS), q.lang)
-            picked: list[Statement] = []
-            for k in sorted(range(len(facts)), key=lambda k: (-scores[k], k)):
-                if len(picked) == self.settings.backbone_facts:
-                    break
-                if len(asked & stems(facts[k].text, q.lang)) >= MIN_QUESTION_STEMS and \
-                        not carried(facts[k].text, " ".join(p.text for p in picked), q.text, q.lang):
-                    picked.append(facts[k])
+        if self.settings.backbone_facts:
+            picked = dropped_facts(q.text, verified, refine.text, self.settings.backbone_facts, q.lang)
             final = self._put_back(q, refine, final, picked, "verified stage-2 fact(s)", before=False)
         return final
 
@@ -731,6 +720,26 @@ MIN_QUESTION_STEMS = 2
 
 #: at most this many document pairs get a multi-hop extraction per question (each is one LLM call)
 MAX_PAIRS = 3
+
+
+def dropped_facts(question: str, verified: Sequence[Statement], text: str, n: int, lang: str = "en") -> list[Statement]:
+    """Up to ``n`` verified stage-2 facts whose content ``text`` (the answer) does not carry
+    (:func:`~vericite.engine.content.carried`), sharing at least :data:`MIN_QUESTION_STEMS` content
+    stems with ``question``, the most relevant to it first (BM25 over those facts), none carried by
+    one picked before it (no repeats)."""
+    facts = [s for s in verified if s.stage == R.EVIDENCE and not carried(s.text, text, question, lang)]
+    if not facts or n < 1:
+        return []
+    scores = bm25_scores(question, [s.text for s in facts])
+    asked = stems(question, lang) - stems(" ".join(FUNCTION_WORDS), lang)
+    picked: list[Statement] = []
+    for k in sorted(range(len(facts)), key=lambda k: (-scores[k], k)):
+        if len(picked) == n:
+            break
+        if len(asked & stems(facts[k].text, lang)) >= MIN_QUESTION_STEMS and \
+                not carried(facts[k].text, " ".join(p.text for p in picked), question, lang):
+            picked.append(facts[k])
+    return picked
 
 
 def names(text: str) -> set[str]:
