@@ -317,9 +317,8 @@ def build_method(name: str, *, data_path: str | Path | None = None, dataset: str
         raise ConfigError(f"unknown method {name!r}; known: {', '.join(METHODS)}")
     spec = METHODS[name]
     factory = pipeline_factory or build_pipeline
-    both = {"inline_citations": inline_citations} if inline_citations is not None else {}
     pipe = factory(models_toml=models_toml, llm=llm, nli=nli, threads=threads, n_ctx=n_ctx,
-                   citation_grammar=citation_grammar, gate=gate, **both)
+                   citation_grammar=citation_grammar, inline_citations=inline_citations, gate=gate)
     stamp = {"method": name, "llm": pipe.llm.name, "git": git_revision()}
     if pipeline_factory is None:  # a test double's pipeline names no registry model
         reg = Registry.load(models_toml)

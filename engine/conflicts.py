@@ -29,6 +29,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
+
 from .content import stems
 from .guard import numbers
 from .records import Document, Statement

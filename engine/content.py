@@ -19,6 +19,7 @@ from .citations import strip_citations
 _STEMMERS = {"en": "english", "ru": "russian"}
 _LETTERS = re.compile(r"[^\W\d_]+")
 _DIGITS = re.compile(r"\d+")
+_YES_NO = frozenset({"yes", "no", "да", "нет"})  # content_free: the answer to a yes/no question
 
 #: words that say nothing about the answer, on top of the question's own words (English; a
 #: Russian sentence's short function words fall under the 4-letter rule of :func:`stems`)
@@ -43,6 +44,11 @@ def stems(text: str, lang: str = "en") -> frozenset[str]:
     return frozenset(w for w in ws if len(w) >= 4)
 
 
+def _terms(text: str, lang: str) -> frozenset[str]:
+    """:func:`stems` of ``text`` plus its digit runs: the units every rule here compares."""
+    return stems(text, lang) | frozenset(_DIGITS.findall(text))
+
+
 @lru_cache(maxsize=64)
 def _stopped(lang: str) -> frozenset[str]:
     return stems(" ".join(FUNCTION_WORDS | META_WORDS), lang)
@@ -51,9 +57,7 @@ def _stopped(lang: str) -> frozenset[str]:
 def answer_words(sentence: str, question: str, lang: str = "en") -> frozenset[str]:
     """What ``sentence`` says beyond ``question``: its :func:`stems` and digit runs that the
     question lacks, without function and prompt words ("passage", "according")."""
-    asked = stems(question, lang) | frozenset(_DIGITS.findall(question))
-    own = stems(sentence, lang) | frozenset(_DIGITS.findall(sentence))
-    return own - asked - _stopped(lang)
+    return _terms(sentence, lang) - _terms(question, lang) - _stopped(lang)
 
 
 def carried(sentence: str, text: str, question: str, lang: str = "en") -> bool:
@@ -62,16 +66,14 @@ def carried(sentence: str, text: str, question: str, lang: str = "en") -> bool:
     need = answer_words(sentence, question, lang)
     if not need:
         return True
-    have = stems(text, lang) | frozenset(_DIGITS.findall(text))
-    return len(need & have) * 2 >= len(need)
+    return len(need & _terms(text, lang)) * 2 >= len(need)
 
 
 def invented(full: str, fragment: str, question: str, lang: str = "en") -> frozenset[str]:
     """The answer words of a claim rewrite ``full`` that neither ``fragment`` nor ``question`` has
     ("The Lakers have won the NBA Finals 6 times" from "According to Document": {"6", "nba", ...});
     empty when the rewrite only restates them."""
-    return answer_words(full, question, lang) - answer_words(fragment, question, lang) - \
-        (stems(fragment, lang) | frozenset(_DIGITS.findall(fragment)))
+    return answer_words(full, question, lang) - answer_words(fragment, question, lang) - _terms(fragment, lang)
 
 
 def content_free(text: str) -> bool:
@@ -81,8 +83,6 @@ def content_free(text: str) -> bool:
     ws = [w.lower() for w in re.findall(r"\w+", strip_citations(text))]
     return all(w in META_WORDS or (len(w) <= 3 and not w.isdigit() and w not in _YES_NO) for w in ws)
 
-
-_YES_NO = frozenset({"yes", "no", "да", "нет"})
 
 
 def adds(sentence: str, sources: str, question: str, lang: str = "en") -> str | None:

@@ -415,7 +415,8 @@ class VeriCite:
             return []
         texts = [d.text for d in q.shown]
         found = relevant_sentences(q.text, texts, n, self._split_lang(q, " ".join(texts)[:2000]))
-        return [_with_citations(Statement(R.REFINE, sent, (i + 1,), R.KEPT, None, sent)) for i, sent in sorted(found, key=lambda f: (f[0], texts[f[0]].find(f[1])))]
+        in_order = sorted(found, key=lambda f: (f[0], texts[f[0]].find(f[1])))
+        return [_with_citations(Statement(R.REFINE, sent, (i + 1,), R.KEPT, None, sent)) for i, sent in in_order]
 
     def final_check(self, q: Question, refine: Stage, verified: list[Statement]) -> list[Statement]:
         """Check every final sentence against its cited documents.
