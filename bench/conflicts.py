@@ -1,7 +1,7 @@
 """Conflict detection on planted and consistent pairs (engine/conflicts.py).
 
 `vericite bench conflicts [--nli NAME] [--data ../shared/data/hotpotqa.jsonl] [--ru ../shared/data/ru_xquad.jsonl] [--limit N]
-[--lang en|ru|both] [--start N] [--threshold T ...] [--related R ...]`
+[--lang en|ru|both] [--start N] [--threshold T ...] [--related R ...] [--restated on|off|both]`
 
 The checker (default: the default NLI checker, at its threshold) decides each candidate.
 
@@ -9,12 +9,16 @@ The checker (default: the default NLI checker, at its threshold) decides each ca
   ``is_supporting`` ones; XQuAD-ru: every paragraph) is taken as a verified fact citing its
   document and checked against the item's other documents, unchanged: each reported conflict is a
   false alarm (these documents are about related, not contradicting, things).
-- Planted: the same sentence, its first number changed (a year +1..+3, another number x2 + 1) and
-  its first two words dropped (so it is not a verbatim copy), is appended to another document of
-  the item; a report of that document is a hit.
+- Planted: the same sentence, its first whole number changed to another value of the same kind
+  (a year +1..+3, another number 2n + 1; never a value the sentence already has, never part of a
+  time or a decimal) and its first two words dropped unless the number is among them (so it is not
+  a verbatim copy, and it still states the changed number), is appended to another document of the
+  item; a report of that document is a hit. Each fact counts once (XQuAD-ru items of one article
+  share its five paragraphs).
 - The brief's example (../shared/data/demo_yandex_market.json): the 2000 statement [1] against document 3.
 
-Prints recall on planted conflicts and the false-alarm rate per language, as a table and JSON.
+Prints recall on planted conflicts and the false-alarm rate per language and rule (threshold,
+related bar, with and without the restated check), as a table and JSON.
 """
 from __future__ import annotations
 
@@ -35,14 +39,31 @@ from vericite.engine.records import Document, Statement
 from vericite.engine.splitter import split_sentences
 
 
+#: A whole number to change: not part of a time, a decimal, a thousands group or a word ("4:51", "2,4",
+#: "281 754", "3rd").
+_WHOLE = re.compile(r"(?<![\w.,:/])(?<!\d )\d+(?![\w.,:/]?\d)(?![^\W\d_])(?! \d{3}(?!\d))")
+
+
+def _is_year(n: int) -> bool:
+    return 1000 <= n <= 2100
+
+
 def _changed(sentence: str, rng: random.Random) -> str | None:
-    m = re.search(r"\d+", sentence)
-    if not m:
-        return None
-    n = int(m.group(0))
-    new = n + rng.randint(1, 3) if 1000 <= n <= 2100 else 2 * n + 1
-    words = (sentence[:m.start()] + str(new) + sentence[m.end():]).split()
-    return " ".join(words[2:]) if len(words) > 5 else " ".join(words)
+    """The planted copy of ``sentence``: its first whole number changed to a new value of the same
+    kind (a year +1..+3; another number 2n + 1, or n // 2 where 2n + 1 would read as a year) that
+    the sentence does not already have, and its first two words dropped (so it is not a verbatim
+    copy) unless the changed number is among them or the sentence is short. None when the sentence
+    has no such number."""
+    have = {int(x) for x in re.findall(r"\d+", sentence)}
+    for m in _WHOLE.finditer(sentence):
+        n = int(m.group(0))
+        new = n + rng.randint(1, 3) if _is_year(n) else 2 * n + 1 if not _is_year(2 * n + 1) else n // 2
+        if new in have or _is_year(new) != _is_year(n):
+            continue
+        words = (sentence[:m.start()] + str(new) + sentence[m.end():]).split()
+        before = len(sentence[:m.start()].split())  # words wholly before the number
+        return " ".join(words[2:]) if len(words) > 5 and before >= 2 else " ".join(words)
+    return None
 
 
 def _items(path, limit: int, lang: str, start: int = 0):
@@ -52,17 +73,20 @@ def _items(path, limit: int, lang: str, start: int = 0):
         yield docs, flags, lang
 
 
-def rules(thresholds: Sequence[float], related: Sequence[float]) -> list[tuple[float, float]]:
-    """The (threshold, related bar) pairs to measure: each threshold with each bar not above it."""
-    return [(t, r) for t in thresholds for r in related if r <= t]
+def rules(thresholds: Sequence[float], related: Sequence[float],
+          restated: Sequence[bool] = (False,)) -> list[tuple[float, float, bool]]:
+    """The (threshold, related bar, restated) rules to measure: each threshold with each bar not
+    above it, each with and/or without the restated check."""
+    return [(t, r, b) for t in thresholds for r in related if r <= t for b in restated]
 
 
-def rule_name(t: float, r: float) -> str:
-    """A row's key: "0.55", or "0.55/0.35" with a related bar."""
-    return f"{t}/{r}" if r > 0 else str(t)
+def rule_name(t: float, r: float, restated: bool = False) -> str:
+    """A row's key: "0.55", "0.55/0.35" with a related bar, "+restated" with the restated check."""
+    return (f"{t}/{r}" if r > 0 else str(t)) + ("+restated" if restated else "")
 
 
-def measure(items, scores, thresholds: Sequence[float], seed: int = 0, related: Sequence[float] = (0.0,)) -> dict:
+def measure(items, scores, thresholds: Sequence[float], seed: int = 0, related: Sequence[float] = (0.0,),
+            restated: Sequence[bool] = (False,)) -> dict:
     """Counts and rates over ``items`` of (documents, supporting flags, lang), per (threshold,
     related bar) of :func:`rules` (one scoring: every rule reads the same memoised scores); keys
     :func:`rule_name`."""
@@ -76,9 +100,10 @@ def measure(items, scores, thresholds: Sequence[float], seed: int = 0, related: 
 
     rng = random.Random(seed)
     facts = planted = 0
-    combos = rules(thresholds, related)
+    combos = rules(thresholds, related, restated)
     alarms = dict.fromkeys(combos, 0)
     hits = dict.fromkeys(combos, 0)
+    seen: set[tuple] = set()
     for docs, flags, lang in items:
         if len(docs) < 2:
             continue
@@ -86,12 +111,15 @@ def measure(items, scores, thresholds: Sequence[float], seed: int = 0, related: 
             if not sup:
                 continue
             for s in split_sentences(d.text, lang):
-                if not numbers(s):
+                # XQuAD-ru items of one article share its paragraphs: each fact is counted once
+                key = (tuple(x.text for x in docs), i, s)
+                if not numbers(s) or key in seen:
                     continue
+                seen.add(key)
                 fact = Statement("evidence", s, (i,), "kept", 1.0, s)
                 facts += 1
-                for t, r in combos:
-                    alarms[t, r] += bool(find_conflicts([fact], docs, cached, t, lang, related=r))
+                for t, r, b in combos:
+                    alarms[t, r, b] += bool(find_conflicts([fact], docs, cached, t, lang, related=r, restated=b))
                 j = rng.choice([k for k in range(1, len(docs) + 1) if k != i])
                 changed = _changed(s, rng)
                 if changed is None:
@@ -99,13 +127,13 @@ def measure(items, scores, thresholds: Sequence[float], seed: int = 0, related: 
                 docs2 = list(docs)
                 docs2[j - 1] = Document(docs[j - 1].title, docs[j - 1].text + " " + changed)
                 planted += 1
-                for t, r in combos:
-                    hits[t, r] += any(c.other_document == j
-                                      for c in find_conflicts([fact], docs2, cached, t, lang, related=r))
-    return {rule_name(t, r): {"facts_with_numbers": facts, "false_alarms": alarms[t, r],
-                              "false_alarm_rate": round(alarms[t, r] / max(1, facts), 4),
-                              "planted": planted, "found": hits[t, r], "recall": round(hits[t, r] / max(1, planted), 4)}
-            for t, r in combos}
+                for t, r, b in combos:
+                    hits[t, r, b] += any(c.other_document == j for c in
+                                         find_conflicts([fact], docs2, cached, t, lang, related=r, restated=b))
+    return {rule_name(*k): {"facts_with_numbers": facts, "false_alarms": alarms[k],
+                            "false_alarm_rate": round(alarms[k] / max(1, facts), 4),
+                            "planted": planted, "found": hits[k], "recall": round(hits[k] / max(1, planted), 4)}
+            for k in combos}
 
 
 def main(argv: list[str] | None = None, models_toml: str | None = None) -> int:
@@ -122,6 +150,8 @@ def main(argv: list[str] | None = None, models_toml: str | None = None) -> int:
                     help="lower P(entailment) bars for a related other sentence (engine/conflicts.py); each is "
                          "measured with each threshold it does not exceed; 0 = off (default: the checker's "
                          "conflict_related)")
+    ap.add_argument("--restated", choices=("on", "off", "both"), default="both",
+                    help="measure with the restated check (engine/conflicts.py), without it, or both (default)")
     ap.add_argument("--start", type=int, default=0, help="first item of each file (default 0)")
     ap.add_argument("--threads", type=int, default=2, help="ONNX Runtime threads (default 2)")
     ap.add_argument("--lang", choices=("en", "ru", "both"), default="both",
@@ -146,32 +176,34 @@ def main(argv: list[str] | None = None, models_toml: str | None = None) -> int:
         checker = load_checker(spec, intra_op_threads=args.threads)
         thr = args.threshold or [spec.setting("conflict_threshold") or spec.threshold]
         rel = args.related or [spec.setting("conflict_related")]
-    if not rules(thr, rel):
+    back = {"on": [True], "off": [False], "both": [False, True]}[args.restated]
+    if not rules(thr, rel, back):
         raise SystemExit(f"vericite bench conflicts: every --related bar {rel} is above every threshold {thr}")
-    out: dict = {"checker": checker.name, "threshold": thr, "related": rel, "start": args.start, "limit": args.limit}
+    out: dict = {"checker": checker.name, "threshold": thr, "related": rel, "restated": back, "start": args.start,
+                 "limit": args.limit}
     if args.lang in ("en", "both"):
         out["en (HotpotQA)"] = measure(_items(args.data, args.limit, "en", args.start), checker.scores, thr,
-                                       related=rel)
+                                       related=rel, restated=back)
     if args.lang in ("ru", "both"):
         out["ru (XQuAD-ru)"] = measure(_items(args.ru, args.limit, "ru", args.start), checker.scores, thr,
-                                       related=rel)
+                                       related=rel, restated=back)
         demo = json.loads((shared_dir() / "data" / "demo_yandex_market.json").read_text(encoding="utf-8"))
         docs = [Document(d["title"], d["text"]) for d in demo["docs"]]
         # the verified fact as the pipeline keeps it: document 1's own sentence with the 2000 launch
         launch = next(t for t in split_sentences(docs[0].text, "ru") if "2000" in t)
         stmt = Statement("evidence", launch, (1,), "kept", 1.0)
         out["brief's example"] = {}
-        for t, r in rules(thr, rel):
-            found = find_conflicts([stmt], docs, checker.scores, t, "ru", related=r)
-            out["brief's example"][rule_name(t, r)] = {"reported": [c.describe() for c in found],
+        for t, r, b in rules(thr, rel, back):
+            found = find_conflicts([stmt], docs, checker.scores, t, "ru", related=r, restated=b)
+            out["brief's example"][rule_name(t, r, b)] = {"reported": [c.describe() for c in found],
                                               "document_3_vs_1": any(c.other_document == 3 and c.document == 1
                                                                      for c in found)}
     if args.json:
         json.dump(out, sys.stdout, ensure_ascii=False, indent=2)
         sys.stdout.write("\n")
         return 0
-    print(f"checker {checker.name}, thresholds {thr}, related bars {rel}")
-    print("| set | threshold[/related] | facts with numbers | false alarms | planted | found (recall) |\n|---|---:|---:|---:|---:|---:|")
+    print(f"checker {checker.name}, thresholds {thr}, related bars {rel}, restated {back}")
+    print("| set | threshold[/related][+restated] | facts with numbers | false alarms | planted | found (recall) |\n|---|---:|---:|---:|---:|---:|")
     for k, rows in out.items():
         if not (isinstance(rows, dict) and k != "brief's example"):
             continue

@@ -19,6 +19,14 @@ service ...": the brief's document 3) rarely reaches the threshold, since the cl
 document leaves implicit. With ``related`` > 0, S' at P >= ``related`` also counts when the
 sentence of j holding n' shares at least :data:`MIN_SHARED_STEMS` content-word stems with S (the
 Snowball stemmer of the language, numbers aside, stems of 4+ letters): same event, other number.
+
+With ``restated``, the other direction also counts: S' entails the sentence of j holding n'
+(P >= the threshold; premise S', hypothesis that sentence), the sentence sharing at least
+:data:`MIN_SHARED_STEMS` stems with S. Such a sentence says nothing S' does not: it is S, or a part
+of it, told with the other number, even where its subject is left out ("... was founded in 1820"
+against "The Warsaw Stock Exchange was founded in 1817"), which the forward check misses because
+the claim names what the sentence leaves implicit.
+
 The checker must read the documents' language (a checker that does not gives meaningless
 verdicts here too; the pipeline warns about that already).
 """
@@ -47,8 +55,10 @@ _NUM = re.compile(r"(?<![\w.,])\d{1,3}(?:,\d{3})+(?:\.\d+)?(?!\d)|\d+(?:\.\d+)?"
 class Conflict:
     """Document ``other_document`` entails ``sentence`` (verified, citing ``document``) with
     ``other_value`` in place of ``value``; ``other_sentence`` is where it says so; ``score`` is
-    P(entailment) of that rewritten claim, ``kind`` "year" or "number"; ``basis`` "entailed" (P >=
-    the threshold) or "related" (P >= the lower bar, the other sentence sharing the claim's words)."""
+    P(entailment) of that rewritten claim (for "restated": P that it entails ``other_sentence``),
+    ``kind`` "year" or "number"; ``basis`` "entailed" (P >= the threshold), "related" (P >= the lower
+    bar, the other sentence sharing the claim's words) or "restated" (the rewritten claim entails the
+    other sentence, which shares the claim's words)."""
 
     kind: str
     document: int
@@ -114,7 +124,7 @@ def candidates(verified: Sequence[Statement], documents: Sequence[Document], lan
 
 def find_conflicts(verified: Sequence[Statement], documents: Sequence[Document],
                    scores: Callable[[list[tuple[str, str]]], np.ndarray], threshold: float,
-                   lang: str = "en", related: float = 0.0) -> list[Conflict]:
+                   lang: str = "en", related: float = 0.0, restated: bool = False) -> list[Conflict]:
     """The conflicts of ``verified`` with the documents they do not cite (module docstring): at most
     one per (verified sentence, other document), the highest-scoring.
 
@@ -124,6 +134,8 @@ def find_conflicts(verified: Sequence[Statement], documents: Sequence[Document],
         lang: the documents' language (sentence splitting, stems).
         related: the lower bar for a rewritten claim whose other sentence shares the claim's
             words (module docstring); 0 = off. Must not exceed ``threshold``.
+        restated: also check whether each rewritten claim entails the other sentence (one more
+            pair per candidate; module docstring).
 
     Raises:
         ValueError: ``related`` above ``threshold``.
@@ -135,20 +147,26 @@ def find_conflicts(verified: Sequence[Statement], documents: Sequence[Document],
     if not cands:
         return []
     originals = sorted({(c.other, c.statement.text) for c in cands})
+    n = len(cands)
     pairs = [(documents[c.other - 1].text, c.rewritten) for c in cands] + \
-            [(documents[j - 1].text, text) for j, text in originals]
+            [(documents[j - 1].text, text) for j, text in originals] + \
+            ([(c.rewritten, c.other_sentence) for c in cands] if restated else [])
     p = np.asarray(scores(pairs), dtype=np.float64)
-    entails_original = {key: p[len(cands) + k] >= threshold for k, key in enumerate(originals)}
+    entails_original = {key: p[n + k] >= threshold for k, key in enumerate(originals)}
+    back = p[n + len(originals):] if restated else np.zeros(n)
     best: dict[tuple[int, int], Conflict] = {}
-    own = {id(s): stems(s.text, lang) for s in verified} if related > 0 else {}
-    for c, pc in zip(cands, p[:len(cands)]):
+    own = {id(s): stems(s.text, lang) for s in verified} if related > 0 or restated else {}
+    for c, pc, pb in zip(cands, p[:n], back):
         if entails_original[(c.other, c.statement.text)]:
             continue
+        shares = (related > 0 or restated) and \
+            len(own[id(c.statement)] & stems(c.other_sentence, lang)) >= MIN_SHARED_STEMS
         if pc >= threshold:
             basis = "entailed"
-        elif related > 0 and pc >= related and \
-                len(own[id(c.statement)] & stems(c.other_sentence, lang)) >= MIN_SHARED_STEMS:
+        elif related > 0 and pc >= related and shares:
             basis = "related"
+        elif restated and pb >= threshold and shares:
+            basis, pc = "restated", pb
         else:
             continue
         key = (id(c.statement), c.other)

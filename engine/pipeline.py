@@ -369,7 +369,8 @@ class VeriCite:
             threshold = self.settings.conflict_threshold or self.settings.threshold
             found = find_conflicts(verified, q.documents, self.checker.scores, threshold,
                                    self._split_lang(q, " ".join(d.text for d in q.documents)[:2000]),
-                                   related=self.settings.conflict_related)
+                                   related=self.settings.conflict_related,
+                                   restated=self.settings.conflict_restated)
         return found
 
     def stage3_refine(self, q: Question, verified: list[Statement]) -> Stage:

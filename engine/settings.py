@@ -148,6 +148,10 @@ class Settings:
                                            "least two content-word stems with the verified claim (same event told "
                                            "without naming its subject; 0 = off; at most the conflict threshold)",
                                       kind="float", rule=_closed_unit, profile="nli", flag=True)
+    conflict_restated: bool = setting(True, "also report a conflict when the claim with the other document's "
+                                            "number entails that document's sentence (it restates the claim, "
+                                            "perhaps without its subject); one more NLI pair per candidate",
+                                      kind="bool", flag=True)
     gate_grammar: bool = setting(True, "constrain the greedy gate to exactly Yes | No", kind="bool")
     min_statement_words: int = setting(
         0, "statements and facts with fewer words are dropped before the NLI check (0 keeps all, as the "

@@ -54,3 +54,77 @@ def test_stems_join_a_words_forms_in_russian_and_english():
     assert len(one & three) >= MIN_SHARED_STEMS and not any(ch.isdigit() for w in one for ch in w)
     assert stems("The services launched", "en") == stems("a service launches", "en") == {"servic", "launch"}
     assert stems("Wörter und Sätze", "de") == {"wörter", "sätze"}  # no stemmer: the words themselves
+
+
+@pytest.mark.parametrize("sentence, kept", [
+    ("С 1991 по 2000 годы биржа находилась в здании партии.", "С 199"),      # the number is among the first words
+    ("Yandex Market was launched in 2000 as a price comparison service.", "was launched in 200"),
+    ("Викинги начали прибывать в 880-х годах на побережье Нормандии.", "прибывать в "),
+])
+def test_a_planted_conflict_states_a_changed_number_of_the_same_kind(sentence, kept):
+    import random
+
+    from vericite.bench.conflicts import _changed
+    from vericite.engine.guard import numbers
+
+    for seed in range(5):
+        planted = _changed(sentence, random.Random(seed))
+        assert planted is not None and planted.startswith(kept)
+        new = numbers(planted) - numbers(sentence)
+        old = numbers(sentence) - numbers(planted)
+        # exactly one value changed, to a value the sentence did not have, and a year stays a year
+        assert len(new) == len(old) == 1
+        (a,), (b,) = old, new
+        assert (1000 <= float(a) <= 2100) == (1000 <= float(b) <= 2100)
+
+
+def test_no_planted_conflict_from_a_time_a_decimal_or_a_value_the_sentence_has():
+    import random
+
+    from vericite.bench.conflicts import _changed
+
+    rng = random.Random(0)
+    assert _changed("The score was 2,4 after 4:51 in the 3rd quarter.", rng) is None
+    assert _changed("He added 6½ sacks.", rng) is None
+    # 3 -> 7 would repeat the sentence's own 7; 7 -> 15 is taken instead
+    assert _changed("Kick-off at 3 with 7 players on the field today.", random.Random(0)) == \
+        "3 with 15 players on the field today."
+
+
+def test_the_planted_set_counts_each_fact_once():
+    from vericite.bench.conflicts import measure
+
+    docs = [Document("A", "Yandex Market was launched in 2000 as a price comparison service."),
+            Document("B", "The town had 281 inhabitants in the census.")]
+    one = measure([(docs, [True, True], "en")], scripted(0.0), [0.7])
+    # XQuAD-ru style: two items of one article, the same documents
+    two = measure([(docs, [True, True], "en"), (list(docs), [True, True], "en")], scripted(0.0), [0.7])
+    assert one["0.7"]["facts_with_numbers"] == two["0.7"]["facts_with_numbers"] == 2
+    assert one["0.7"]["planted"] == two["0.7"]["planted"] == 2
+    # one row per rule: with and without the restated check, from one scoring
+    both = measure([(docs, [True, True], "en")], scripted(0.0), [0.7], related=[0.0, 0.5], restated=[False, True])
+    assert sorted(both) == ["0.7", "0.7+restated", "0.7/0.5", "0.7/0.5+restated"]
+
+
+def test_a_sentence_the_claim_with_its_number_entails_is_a_restated_conflict():
+    claim = Statement("evidence", "The Warsaw Stock Exchange was founded in 1817 and traded until the war.", (1,),
+                      "kept", 0.9)
+    docs = [Document("A", claim.text),
+            Document("B", "The city grew fast. It was founded in 1820 and traded until the war."),
+            Document("C", "The museum was opened in 1820.")]
+
+    def scores(pairs):
+        # forward (a document as premise) never reaches the bar: the claim names the exchange, B does not;
+        # backward (the rewritten claim as premise) entails any sentence it contains word for word but "It"
+        out = []
+        for premise, hypothesis in pairs:
+            back = premise.startswith("The Warsaw")
+            out.append(0.9 if back and hypothesis.replace("It was", "").strip() in premise else
+                       0.1 if back else 0.2)
+        return np.array(out, dtype=np.float32)
+
+    assert find_conflicts([claim], docs, scores, 0.55, "en", related=0.35) == []
+    found = find_conflicts([claim], docs, scores, 0.55, "en", related=0.35, restated=True)
+    # B restates the claim with 1820 (shares "found", "trade", "war"); C's museum sentence is not the claim
+    assert [(c.other_document, c.other_value, c.basis, c.score) for c in found] == [(2, "1820", "restated", 0.9)]
+    assert found[0].other_sentence == "It was founded in 1820 and traded until the war."
