@@ -88,8 +88,8 @@ def rule_name(t: float, r: float, restated: bool = False) -> str:
 def measure(items, scores, thresholds: Sequence[float], seed: int = 0, related: Sequence[float] = (0.0,),
             restated: Sequence[bool] = (False,)) -> dict:
     """Counts and rates over ``items`` of (documents, supporting flags, lang), per (threshold,
-    related bar) of :func:`rules` (one scoring: every rule reads the same memoised scores); keys
-    :func:`rule_name`."""
+    related bar, restated) rule of :func:`rules` (one scoring: every rule reads the same memoised
+    scores); keys :func:`rule_name`."""
     memo: dict[tuple[str, str], float] = {}
 
     def cached(pairs):
