@@ -31,7 +31,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from vericite.engine.conflicts import find_conflicts
+from vericite.engine.conflicts import find_conflicts, number_kind
 from vericite.engine.docs import read_rows
 from vericite.engine.guard import numbers
 from vericite.engine.paths import shared_dir
@@ -45,7 +45,7 @@ _WHOLE = re.compile(r"(?<![\w.,:/])(?<!\d )\d+(?![\w.,:/]?\d)(?![^\W\d_])(?! \d{
 
 
 def _is_year(n: int) -> bool:
-    return 1000 <= n <= 2100
+    return number_kind(str(n)) == "year"
 
 
 def _changed(sentence: str, rng: random.Random) -> str | None:

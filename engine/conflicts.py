@@ -76,7 +76,9 @@ class Conflict:
                 f"{self.value} ({self.kind}): {self.other_sentence!r} vs {self.sentence!r}")
 
 
-def _kind(value: str) -> str:
+def number_kind(value: str) -> str:
+    """"year" for a 4-digit value from 1000 to 2100 (``"2001"``), else "number"; a conflict only
+    compares values of one kind."""
     return "year" if value.isdigit() and 1000 <= int(value) <= 2100 else "number"
 
 
@@ -113,7 +115,7 @@ def candidates(verified: Sequence[Statement], documents: Sequence[Document], lan
             for t in sorted(sents, key=lambda t: -len(own & set(words(t)))):
                 for m in _NUM.finditer(t):
                     v = _norm(m.group(0))
-                    same = [(tok, val) for tok, val in mine if _kind(val) == _kind(v)]
+                    same = [(tok, val) for tok, val in mine if number_kind(val) == number_kind(v)]
                     if v in values or v in tried or not same or len(tried) >= MAX_CANDIDATES:
                         continue
                     tried.add(v)
@@ -156,21 +158,23 @@ def find_conflicts(verified: Sequence[Statement], documents: Sequence[Document],
     back = p[n + len(originals):] if restated else np.zeros(n)
     best: dict[tuple[int, int], Conflict] = {}
     own = {id(s): stems(s.text, lang) for s in verified} if related > 0 or restated else {}
+
+    def shares(c: _Candidate) -> bool:  # asked only by the related and restated rules
+        return len(own[id(c.statement)] & stems(c.other_sentence, lang)) >= MIN_SHARED_STEMS
+
     for c, pc, pb in zip(cands, p[:n], back):
         if entails_original[(c.other, c.statement.text)]:
             continue
-        shares = (related > 0 or restated) and \
-            len(own[id(c.statement)] & stems(c.other_sentence, lang)) >= MIN_SHARED_STEMS
         if pc >= threshold:
             basis = "entailed"
-        elif related > 0 and pc >= related and shares:
+        elif related > 0 and pc >= related and shares(c):
             basis = "related"
-        elif restated and pb >= threshold and shares:
+        elif restated and pb >= threshold and shares(c):
             basis, pc = "restated", pb
         else:
             continue
         key = (id(c.statement), c.other)
-        found = Conflict(_kind(_norm(c.token)), c.statement.citations[0], c.statement.text, _norm(c.token), c.other,
+        found = Conflict(number_kind(_norm(c.token)), c.statement.citations[0], c.statement.text, _norm(c.token), c.other,
                          c.other_sentence, _norm(c.other_token), round(float(pc), 4), basis)
         if key not in best or found.score > best[key].score:
             best[key] = found

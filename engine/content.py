@@ -84,7 +84,6 @@ def content_free(text: str) -> bool:
     return all(w in META_WORDS or (len(w) <= 3 and not w.isdigit() and w not in _YES_NO) for w in ws)
 
 
-
 def adds(sentence: str, sources: str, question: str, lang: str = "en") -> str | None:
     """Why a refined ``sentence`` says more than the verified ``sources`` it merges (stage 3
     adds nothing), or None when it does not:
