@@ -25,7 +25,11 @@ With ``restated``, the other direction also counts: S' entails the sentence of j
 :data:`MIN_SHARED_STEMS` stems with S. Such a sentence says nothing S' does not: it is S, or a part
 of it, told with the other number, even where its subject is left out ("... was founded in 1820"
 against "The Warsaw Stock Exchange was founded in 1817"), which the forward check misses because
-the claim names what the sentence leaves implicit.
+the claim names what the sentence leaves implicit. A restated conflict stands even when document j
+seems to entail S itself (step 3's "but not S"): a checker blind to the changed number scores S and
+S' alike against a document that holds S' (0.914 vs 0.918), so that verdict says nothing about j
+stating S's number too; the number guard, where the checker has one, already refuses S' against a
+sentence that still states S's number.
 
 The checker must read the documents' language (a checker that does not gives meaningless
 verdicts here too; the pipeline warns about that already).
@@ -163,13 +167,16 @@ def find_conflicts(verified: Sequence[Statement], documents: Sequence[Document],
         return len(own[id(c.statement)] & stems(c.other_sentence, lang)) >= MIN_SHARED_STEMS
 
     for c, pc, pb in zip(cands, p[:n], back):
+        restates = restated and pb >= threshold and shares(c)
         if entails_original[(c.other, c.statement.text)]:
-            continue
-        if pc >= threshold:
+            if not restates:  # j tells S too: no conflict, unless a sentence of j restates S' (docstring)
+                continue
+            basis, pc = "restated", pb
+        elif pc >= threshold:
             basis = "entailed"
         elif related > 0 and pc >= related and shares(c):
             basis = "related"
-        elif restated and pb >= threshold and shares(c):
+        elif restates:
             basis, pc = "restated", pb
         else:
             continue

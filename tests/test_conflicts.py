@@ -128,3 +128,24 @@ def test_a_sentence_the_claim_with_its_number_entails_is_a_restated_conflict():
     # B restates the claim with 1820 (shares "found", "trade", "war"); C's museum sentence is not the claim
     assert [(c.other_document, c.other_value, c.basis, c.score) for c in found] == [(2, "1820", "restated", 0.9)]
     assert found[0].other_sentence == "It was founded in 1820 and traded until the war."
+
+
+def test_a_restated_conflict_stands_when_a_number_blind_checker_entails_the_claim_too():
+    claim = Statement("evidence", "His best book was The 7 Habits of Highly Effective People.", (1,), "kept", 0.9)
+    docs = [Document("A", claim.text),
+            Document("B", "Covey wrote many books. His best book was The 15 Habits of Highly Effective People."),
+            Document("C", "Covey wrote many books. His best book was The 7 Habits of Highly Effective People. "
+                          "He also wrote The 15 Habits of Highly Effective Families.")]
+
+    def blind(pairs):
+        # a checker that cannot see numbers: a premise holding the hypothesis with any number entails it
+        def strip(t):
+            return " ".join(w for w in t.replace(".", " ").split() if not w.isdigit())
+        return np.array([0.9 if strip(h) in strip(p) else 0.0 for p, h in pairs], dtype=np.float32)
+
+    # B states the claim with 15 only; the blind checker says B entails the claim with 7 as well
+    assert find_conflicts([claim], docs, blind, 0.7, "en") == []
+    found = find_conflicts([claim], docs, blind, 0.7, "en", restated=True)
+    assert [(c.other_document, c.value, c.other_value, c.basis) for c in found] == [(2, "7", "15", "restated")]
+    # C states the claim with 7 itself: its "Families" sentence is another book, not the claim restated
+    assert all(c.other_document != 3 for c in found)
