@@ -8,7 +8,7 @@ EXTRAS ?= cpu,test,export,bench,serve,openai,llama-server,triton
 PYTRITON ?= nvidia-pytriton==0.7.0
 STUB_NUMPY ?= numpy==1.26.4
 
-.PHONY: setup models demo test clean
+.PHONY: setup models demo test clean llama-server-native
 
 # The venv and the package (editable). llama-cpp-python compiles once (~14 min on 2 cores), then pip's cache serves it.
 $(BIN)/vericite: pyproject.toml
@@ -30,6 +30,24 @@ demo: setup
 
 test: setup
 	$(BIN)/python -m pytest -q
+
+# llama.cpp's own server compiled for this CPU (-march=native) from the llama.cpp inside llama-cpp-python's
+# sdist (the version pyproject.toml pins), into build/llama-server-native/bin/llama-server; ~10 min on 2 cores.
+# The xllamacpp wheel's server is a generic x86 build (README, "An LLM on a server").
+LLAMA_CPP_PYTHON := $(shell grep -o 'llama-cpp-python==[0-9.]*' pyproject.toml)
+NATIVE := build/llama-server-native
+llama-server-native: $(NATIVE)/bin/llama-server
+
+$(NATIVE)/bin/llama-server: pyproject.toml
+	rm -rf build/llama-src && mkdir -p build/llama-src
+	$(PY) -m pip download -q --no-deps --no-binary :all: '$(LLAMA_CPP_PYTHON)' -d build/llama-src
+	tar xzf build/llama-src/llama_cpp_python-*.tar.gz -C build/llama-src
+	cmake -S build/llama-src/llama_cpp_python-*/vendor/llama.cpp -B $(NATIVE) -DCMAKE_BUILD_TYPE=Release \
+		-DGGML_NATIVE=ON -DLLAMA_BUILD_SERVER=ON -DLLAMA_BUILD_TOOLS=ON -DLLAMA_BUILD_TESTS=OFF \
+		-DLLAMA_BUILD_EXAMPLES=OFF -DLLAMA_BUILD_APP=OFF -DLLAMA_BUILD_UI=OFF -DLLAMA_USE_PREBUILT_UI=OFF \
+		-DLLAMA_OPENSSL=OFF -DLLAMA_CURL=OFF
+	cmake --build $(NATIVE) --target llama-server -j $$(nproc)
+	$@ --version
 
 clean:
 	rm -rf $(VENV) build *.egg-info

@@ -1,6 +1,6 @@
 """Load test of the HTTP service: many concurrent clients against ``POST /v1/answer``.
 
-`vericite bench serve --url URL | --spawn [--llm NAME] [--parallel-docs N] --concurrency 32 --requests 64
+`vericite bench serve --url URL | --spawn [--llm NAME] [--parallel-docs N] [--deadline S] --concurrency 32 --requests 64
  --data ../shared/data/hotpotqa.jsonl [--ndoc 5] [--out-dir bench-out/serve]`
 
 ``--url`` measures a running server; ``--spawn`` starts ``vericite serve`` on a free loopback port
@@ -159,6 +159,8 @@ def spawn(args, models_toml: str | None) -> tuple[subprocess.Popen, str]:
     cmd += [x for k in ("llm", "nli") if getattr(args, k) for x in (f"--{k}", getattr(args, k))]
     if args.parallel_docs:
         cmd += ["--parallel-docs", str(args.parallel_docs)]
+    if args.deadline:
+        cmd += ["--timeout", f"{args.deadline:g}"]
     proc = subprocess.Popen(cmd)
     url = f"http://127.0.0.1:{port}"
     t_end = time.monotonic() + args.spawn_timeout
@@ -188,6 +190,8 @@ def main(argv: list[str] | None = None, models_toml: str | None = None) -> int:
     ap.add_argument("--parallel-docs", type=int, help="with --spawn: stage-2 documents decoded at once "
                                                        "(the server's setting; default: its default, 1)")
     ap.add_argument("--queue-size", type=int, default=8, help="with --spawn: queue bound (default 8)")
+    ap.add_argument("--deadline", type=float, help="with --spawn: the server's per-request deadline, s (its "
+                                                  "--timeout; default: its default, 300)")
     ap.add_argument("--spawn-timeout", type=float, default=900, help="with --spawn: seconds to wait for /ready")
     ap.add_argument("--data", required=True, help="JSONL of items with question + docs (e.g. ../shared/data/hotpotqa.jsonl)")
     ap.add_argument("--ndoc", type=int, default=5, help="documents per request (default 5)")
