@@ -27,8 +27,8 @@ of it, told with the other number, even where its subject is left out ("... was 
 against "The Warsaw Stock Exchange was founded in 1817"), which the forward check misses because
 the claim names what the sentence leaves implicit. A restated conflict stands even when document j
 seems to entail S itself (step 3's "but not S"): a checker blind to the changed number scores S and
-S' alike against a document that holds S' (0.914 vs 0.918), so that verdict says nothing about j
-stating S's number too; the number guard, where the checker has one, already refuses S' against a
+S' alike against a document that holds S', so that verdict says nothing about j stating S's
+number too; the number guard, where the checker has one, already refuses S' against a
 sentence that still states S's number.
 
 The checker must read the documents' language (a checker that does not gives meaningless
