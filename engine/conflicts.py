@@ -167,16 +167,13 @@ def find_conflicts(verified: Sequence[Statement], documents: Sequence[Document],
         return len(own[id(c.statement)] & stems(c.other_sentence, lang)) >= MIN_SHARED_STEMS
 
     for c, pc, pb in zip(cands, p[:n], back):
-        restates = restated and pb >= threshold and shares(c)
-        if entails_original[(c.other, c.statement.text)]:
-            if not restates:  # j tells S too: no conflict, unless a sentence of j restates S' (docstring)
-                continue
-            basis, pc = "restated", pb
-        elif pc >= threshold:
+        # j entailing S too rules out the forward rules only; a restated S' still stands (docstring)
+        tells_original = entails_original[(c.other, c.statement.text)]
+        if not tells_original and pc >= threshold:
             basis = "entailed"
-        elif related > 0 and pc >= related and shares(c):
+        elif not tells_original and related > 0 and pc >= related and shares(c):
             basis = "related"
-        elif restates:
+        elif restated and pb >= threshold and shares(c):
             basis, pc = "restated", pb
         else:
             continue
