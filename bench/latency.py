@@ -54,7 +54,6 @@ import json
 import logging
 import sys
 import time
-from dataclasses import replace
 from pathlib import Path
 
 from tqdm import tqdm
@@ -173,15 +172,15 @@ def _stage_row(stage, log: CallLog) -> dict:
     return _with_rates(row)
 
 
-def _configure(pipe, mode: str, parallel_docs: int = 4) -> None:
-    """Switch one loaded pipeline between the orders and clear every cache."""
+def _configure(pipe, mode: str, parallel_docs: int = 4):
+    """The loaded pipeline for one order (its settings), every cache cleared."""
     pipe.llm.reuse_prefix = mode != "reference"
     pipe.llm.reset_cache()
-    pipe.settings = replace(pipe.settings, schedule="sequential" if mode == "reference" else "overlap",
-                            parallel_docs=parallel_docs if mode == "parallel" else 1)
     cache = getattr(pipe.checker, "cache", None)
     if cache is not None:
         cache.clear_memory()
+    return pipe.with_settings(schedule="sequential" if mode == "reference" else "overlap",
+                              parallel_docs=parallel_docs if mode == "parallel" else 1)
 
 
 def _union_s(spans) -> float:
@@ -196,7 +195,7 @@ def _union_s(spans) -> float:
 
 def run_item(pipe, question, docs, mode: str, log: CallLog, parallel_docs: int = 4) -> tuple[object, dict]:
     """Answer one item in ``mode`` (one of PIPE_MODES); return the VerifiedAnswer and its measurements."""
-    _configure(pipe, mode, parallel_docs)
+    pipe = _configure(pipe, mode, parallel_docs)
     batcher = pipe.checker
     cache = getattr(batcher, "cache", None)
     hits0 = cache.hits if cache is not None else 0

@@ -34,7 +34,7 @@ from vericite.engine import settings as S
 from vericite.engine.grammar import citation_grammar
 from vericite.engine.fitting import MARGIN_TOKENS, fit_documents
 from vericite.engine.language import detect
-from vericite.engine.prompts import PromptFile, PromptSet, fill, load_prompt_file
+from vericite.engine.prompts import PromptFile, fill, load_prompt_file
 from vericite.engine.records import Document
 
 from .common import git_revision
@@ -346,9 +346,7 @@ def build_method(name: str, *, data_path: str | Path | None = None, dataset: str
         run_name = f"{name}{checker_batch}" if spec.checker == "llm-batch" else name
         pipe = with_checker(pipe, checker)
         if overrides:
-            pipe.settings = S.validate(replace(pipe.settings, **overrides), "vericite run")
-            if "prompts" in overrides:  # the prompt set was loaded with the pipeline
-                pipe.prompts = PromptSet.load(pipe.settings.prompts)
+            pipe = pipe.with_settings(S.validate(replace(pipe.settings, **overrides), "vericite run"))
             stamp["overrides"] = dict(overrides)
         run_name = label or run_name
         method = VeriCiteMethod(pipe, name=run_name)

@@ -6,23 +6,23 @@ is the method in one place; each stage is one method below it returning a :class
 """
 from __future__ import annotations
 
-import copy
 import logging
 import re
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import nullcontext
 from dataclasses import dataclass, field, replace
 from typing import Protocol
 
+from . import draft as D
 from . import records as R
 from . import settings as S
 from .checks import Checker, CheckBatch, Claim, Verifier, answer_claims, fact_claims, joint_fact_claims
 from .claims import complete_claims, is_fragment
-from .content import FUNCTION_WORDS, adds, carried, content_free, stems
-from .grading import grade
-from .citations import format_citations, merge_adjacent
+from .content import content_free
+from .citations import merge_adjacent
 from .conflicts import Conflict, find_conflicts
+from .draft import Draft, with_citations
 from .errors import InputError
 from .fitting import fit_document, fit_documents, prompt_budget, warn_once
 from .grammar import YES_NO, citation_grammar
@@ -30,13 +30,13 @@ from .instructions import find_instructions, without_instructions
 from .language import MIN_CONFIDENCE, detect, detect_or
 from .prompts import PromptSet, completion_prompt
 from .records import Document, LLMCall, StageTrace, Statement, VerifiedAnswer
-from .relevance import bm25_scores, relevant_sentences, trim_document
+from .relevance import relevant_sentences, trim_document
 from .settings import Settings
 from .timeline import Timeline
 
 log = logging.getLogger(__name__)
 
-__all__ = ["LLM", "Checker", "Question", "Settings", "Stage", "VeriCite"]
+__all__ = ["LLM", "Checker", "DocumentEvidence", "Hooks", "Question", "Settings", "Stage", "VeriCite"]
 
 
 class LLM(Protocol):
@@ -74,16 +74,52 @@ class Question:
     instructions: list[dict] = field(default_factory=list)
     #: the prompt set for this question's language (:meth:`PromptSet.for_language`)
     prompts: PromptSet | None = None
+    #: the rules that turn this question's check scores into verdicts (its pipeline's)
+    verifier: Verifier | None = None
+
+
+@dataclass(frozen=True)
+class DocumentEvidence:
+    """Stage 2's result for one document, or for documents read together (``multihop``).
+
+    ``documents``: (N,) for document N, (i, j) for a joint extraction; ``gate``: the usefulness
+    check's call (None for a joint extraction); ``checks``: its facts, their checks possibly still
+    in flight (None when the gate judged it not useful).
+    """
+
+    documents: tuple[int, ...]
+    gate: LLMCall | None
+    checks: CheckBatch | None
+
+    @property
+    def useful(self) -> bool:
+        return self.checks is not None
 
 
 @dataclass
 class Stage:
-    """What one stage produced: its trace, its sentences' checks (possibly still in flight), and
-    for stage 3 the refined text."""
+    """What one stage produced: its trace, its sentences' checks (possibly still in flight); for
+    stage 2 the result per document, for stage 3 the draft after the rules."""
 
     trace: StageTrace
     checks: list[CheckBatch] = field(default_factory=list)
-    text: str = ""
+    documents: list[DocumentEvidence] = field(default_factory=list)
+    draft: Draft = field(default_factory=Draft)
+
+
+class Hooks:
+    """Called by :meth:`VeriCite.answer` as the stages end, from the answering thread (the
+    service streams its events from them). Override what you need; each default does nothing.
+    Checks may still be in flight when a hook runs (:meth:`Verifier.resolve` waits for them)."""
+
+    def stage1(self, q: Question, answer: Stage) -> None:
+        """Stage 1's answer is written; its statements' checks are submitted."""
+
+    def stage2(self, q: Question, evidence: Stage) -> None:
+        """Stage 2's LLM calls are done; ``evidence.documents`` holds each document's result."""
+
+    def done(self, result: VerifiedAnswer) -> None:
+        """The answer is final."""
 
 
 class VeriCite:
@@ -105,17 +141,26 @@ class VeriCite:
                  routes: Mapping[str, VeriCite] | None = None):
         self.llm = llm
         self.checker = checker
-        self.settings = S.validate(settings)
+        self._settings = S.validate(settings)
         self.prompts = prompts or PromptSet.load(settings.prompts)
         self.routes = dict(routes or {})
+        s = self._settings
+        self._verifier = Verifier(checker, threshold=s.threshold, schedule=s.schedule, grade_bands=s.grade_bands,
+                                  lenient=s.strictness == "lenient", cite_each=s.cite_each)
+
+    @property
+    def settings(self) -> Settings:
+        """The settings (read-only: :meth:`with_settings` gives a pipeline with others)."""
+        return self._settings
 
     # -- the method -------------------------------------------------------------------------
-    def answer(self, question: str, documents: Sequence[Document]) -> VerifiedAnswer:
-        """Run the three stages and the final check.
+    def answer(self, question: str, documents: Sequence[Document], *, hooks: Hooks | None = None) -> VerifiedAnswer:
+        """Run the three stages and stage 3's rules: the method, in one place.
 
         Args:
             question: the user's question (non-empty).
             documents: the retrieved passages, cited 1-based in this order.
+            hooks: called as the stages end (:class:`Hooks`; the service streams from them).
 
         Returns:
             VerifiedAnswer: the final answer text (citations merged, e.g. "[1, 2]") and the trace.
@@ -124,44 +169,42 @@ class VeriCite:
             InputError: empty question or no documents.
             InferenceError: an LLM or NLI call failed.
         """
+        hooks = hooks or Hooks()
         pipe = self.route(question, documents)  # a checker that reads the question's language
-        q = pipe.prepare(question, documents)
-        answer = pipe.stage1_answer(q)      # initial answer; each statement's check submitted
-        evidence = pipe.stage2_evidence(q)  # per document: gate, extraction; each fact's check submitted
-        return pipe.finish(q, answer, evidence)
+        q = pipe.prepare(question, documents)   # input checks, language, documents as the LLM sees them
+        answer = pipe.stage1_answer(q)          # initial answer; each statement's check submitted
+        hooks.stage1(q, answer)
+        evidence = pipe.stage2_evidence(q)      # per document: gate, extraction; each fact's check submitted
+        hooks.stage2(q, evidence)
+        verified = pipe.verified(q, answer, evidence)  # wait for the checks: kept facts, then kept statements
+        conflicts = pipe.conflicts(q, verified)        # documents that give another number for a verified claim
+        refine = pipe.stage3_refine(q, verified)       # one merged answer from the verified sentences (a Draft)
+        refine.draft = pipe.stage3_rules(q, refine, answer, verified)  # final check, strict, put-backs, marks
+        result = pipe.result(q, [answer, evidence, refine], conflicts)
+        hooks.done(result)
+        return result
 
-    def finish(self, q: Question, answer: Stage, evidence: Stage) -> VerifiedAnswer:
-        """Wait for the checks of stages 1-2, then stage 3 and the final check."""
-        verified = self.verified(q, answer, evidence)  # kept facts, then kept statements (authors' order)
-        conflicts = self.conflicts(q, verified)        # documents that give another number for a verified claim
-        refine = self.stage3_refine(q, verified)       # one merged answer from the verified sentences
-        final = self.final_check(q, refine, verified)  # every final sentence checked; strict: failures removed
-        final = self.keep_backbone(q, answer, refine, final, verified)  # verified answers the merge dropped, put back
-        final = self.mark_partial(q, refine, final)    # lenient: citations that support only partly get [3*]
-        return self.result(q, [answer, evidence, refine], final, conflicts)
-
-    def answer_many(self, items: Iterable[tuple[str, Sequence[Document]]]) -> Iterator[VerifiedAnswer]:
-        """Answer several questions with one loaded model, in order.
-
-        The LLM starts the next question's stages 1-2 before the previous question's stage 3, so
-        the previous question's NLI checks finish behind LLM work (with the overlap schedule).
-
-        Yields:
-            VerifiedAnswer per item, in input order.
+    def with_settings(self, settings: Settings | None = None, *, prompts: PromptSet | None = None,
+                      **changes) -> VeriCite:
+        """This pipeline (same models, no copy) with other settings: ``settings`` whole, or these
+        ``changes`` to the current ones; the routes get the same changes on top of their own.
+        The prompt set is reloaded when ``prompts`` (the setting) changes, unless given.
 
         Raises:
-            InputError, InferenceError: as :meth:`answer`, for the first item that fails.
+            ConfigError: a setting breaks its rule.
         """
-        prev: tuple[VeriCite, Question, Stage, Stage] | None = None
-        for question, docs in items:
-            pipe = self.route(question, docs)
-            q = pipe.prepare(question, docs)
-            started = (pipe, q, pipe.stage1_answer(q), pipe.stage2_evidence(q))
-            if prev is not None:
-                yield prev[0].finish(*prev[1:])
-            prev = started
-        if prev is not None:
-            yield prev[0].finish(*prev[1:])
+        new = replace(settings or self.settings, **changes)
+        diff = S.changed(self.settings, new)
+        if prompts is None and new.prompts != self.settings.prompts:
+            prompts = PromptSet.load(new.prompts)
+        routes = {lang: r.with_settings(replace(r.settings, **diff)) for lang, r in self.routes.items()}
+        return VeriCite(self.llm, self.checker, prompts=prompts or self.prompts, settings=new, routes=routes)
+
+    def with_llm(self, llm: LLM) -> VeriCite:
+        """This pipeline and its routes with another LLM (a view of the shared one: a request's,
+        a batching session's); settings, checker and prompts unchanged."""
+        routes = {lang: r.with_llm(llm) for lang, r in self.routes.items()}
+        return VeriCite(llm, self.checker, prompts=self.prompts, settings=self.settings, routes=routes)
 
     def route(self, question: str, documents: Sequence[Document] = ()) -> VeriCite:
         """The pipeline that answers this question: this one, or when its checker does not read the
@@ -203,7 +246,7 @@ class VeriCite:
             raise InputError(f"document(s) {empty} have no text: nothing could be checked against them; remove "
                              "them or give them text (documents are cited by their position)")
         lang = self.language(text, documents)
-        q = Question(text, list(documents), [], lang, prompts=self.prompts.for_language(lang))
+        q = Question(text, list(documents), [], lang, prompts=self.prompts.for_language(lang), verifier=self._verifier)
         detected = [detect(d.text) for d in documents]  # once per document: its splitter and the warning
         split_langs = [self.settings.lang if self.settings.lang != "auto" else (c if p >= MIN_CONFIDENCE else lang)
                        for c, p in detected]
@@ -249,7 +292,7 @@ class VeriCite:
                                       "with citations allowed inside sentences (answer_retry)")
                 items = ask(citation_grammar(len(q.documents), inline=True))
             items = self.complete(q, items, st.trace, R.ANSWER)  # fragments -> full sentences with the question
-            st.checks.append(self.verifier().submit(items, (R.KEPT, R.DROPPED_NLI), st.trace, q.timeline))
+            st.checks.append(self._verifier.submit(items, (R.KEPT, R.DROPPED_NLI), st.trace, q.timeline))
         st.trace.wall_ms = round(t.ms, 1)
         return st
 
@@ -271,45 +314,43 @@ class VeriCite:
             texts = [fit_document(self.llm, shown, self._budget(q.prompts, "extract", q.text), q.warnings, i)
                      for i, shown in enumerate(q.shown, start=1)]
             if self.settings.parallel_docs > 1:
-                useful = self._documents_together(q, st, texts)
+                self._documents_together(q, st, texts)
             else:
                 gates = self._relative_gates(q, texts) if self.settings.gate == "relative" else None
-                useful = []
                 for i, (doc, text) in enumerate(zip(q.documents, texts), start=1):
                     log.info("stage 2: document %d/%d", i, len(q.documents))
                     gate = gates[i - 1] if gates else self._gate(q, text, i)
-                    batch = self._evidence(q, st.trace, i, doc, text, gate)
-                    if batch is not None:
-                        st.checks.append(batch)
-                        useful.append(i)
+                    st.documents.append(self._evidence(q, st.trace, i, doc, text, gate))
+            st.checks = [e.checks for e in st.documents if e.checks is not None]
             if self.settings.multihop:
+                useful = [e.documents[0] for e in st.documents if e.useful]
                 self._multihop(q, st, useful, texts)
         st.trace.wall_ms = round(t.ms, 1)
         return st
 
     def _evidence(self, q: Question, trace: StageTrace, i: int, doc: Document, text: str,
-                  gate: LLMCall) -> CheckBatch | None:
-        """Document ``i`` after its gate: nothing when judged not useful (None), else its extraction,
-        whose facts are submitted for checking against it (their CheckBatch)."""
+                  gate: LLMCall) -> DocumentEvidence:
+        """Document ``i`` after its gate: nothing more when judged not useful, else its extraction,
+        whose facts are submitted for checking against it."""
         trace.llm_calls.append(gate)
         if gate.text.strip().startswith("No"):  # the authors' rule: anything else counts as Yes
             trace.notes.append(f"document [{i}] judged not useful")
-            return None
+            return DocumentEvidence((i,), gate, None)
         ext = self._chat(q, q.prompts.messages("extract", question=q.text, docs=text), step="extract",
                          purpose=f"extract:{i}")
         trace.llm_calls.append(ext)
         items = fact_claims(R.EVIDENCE, ext.text, i, doc, self._split_lang(q, ext.text),
                             min_words=self.settings.min_statement_words)
         items = self.complete(q, items, trace, f"{R.EVIDENCE}:{i}")
-        return self.verifier().submit(items, (R.KEPT, R.DROPPED_NLI), trace, q.timeline)
+        return DocumentEvidence((i,), gate, self._verifier.submit(items, (R.KEPT, R.DROPPED_NLI), trace, q.timeline))
 
-    def _documents_together(self, q: Question, st: Stage, texts: list[str]) -> list[int]:
+    def _documents_together(self, q: Question, st: Stage, texts: list[str]) -> None:
         """Stage 2 with up to ``parallel_docs`` documents at once: one thread per document runs
         :meth:`_evidence` (gate, extraction, claims, checks submitted as soon as its extraction
         ends). An LLM with ``batched`` (in-process llama.cpp) decodes the threads' calls as parallel
         sequences of one context (:mod:`~vericite.engine.llm_batch`); any other (a server) gets them
         as concurrent requests. Each document keeps its own trace, merged here in document order,
-        so the trace reads as the sequential one. Returns the useful documents' numbers."""
+        so the trace reads as the sequential one; ``st.documents`` gets each document's result."""
         docs = list(zip(q.documents, texts))
         n = min(self.settings.parallel_docs, len(docs))  # never more sequences than documents
 
@@ -318,8 +359,7 @@ class VeriCite:
             batched = getattr(self.llm, "batched", None)
             session = batched(slots=n, clients=len(docs)) if batched else nullcontext(self.llm)
             with session as lm:
-                view = copy.copy(self)
-                view.llm = lm
+                view = self.with_llm(lm)
 
                 def run(i: int):
                     with (lm.client(i - 1) if batched else nullcontext()):
@@ -334,29 +374,25 @@ class VeriCite:
             scored = together(lambda view, i: view._p_yes(q, texts[i - 1], i))
             gates = self._relative_gates(q, texts, scored)
 
-        def document(view: VeriCite, i: int) -> tuple[StageTrace, CheckBatch | None]:
+        def document(view: VeriCite, i: int) -> tuple[StageTrace, DocumentEvidence]:
             log.info("stage 2: document %d/%d (up to %d at once)", i, len(docs), n)
             trace = StageTrace(R.EVIDENCE)
             doc, text = docs[i - 1]
             gate = gates[i - 1] if gates else view._gate(q, text, i)
             return trace, view._evidence(q, trace, i, doc, text, gate)
 
-        useful = []
-        for i, (trace, batch) in enumerate(together(document), start=1):
+        for trace, evidence in together(document):
             st.trace.llm_calls += trace.llm_calls
             st.trace.notes += trace.notes
             st.trace.nli_pairs += trace.nli_pairs
             st.trace.nli_ms = round(st.trace.nli_ms + trace.nli_ms, 1)
-            if batch is not None:
-                st.checks.append(batch)
-                useful.append(i)
-        return useful
+            st.documents.append(evidence)
 
     def verified(self, q: Question, answer: Stage, evidence: Stage) -> list[Statement]:
         """Wait for the checks of stages 1 and 2 (their verdicts go into the traces); the kept
         sentences, stage 2's facts first (the authors' order)."""
         for st in (answer, evidence):
-            st.trace.statements = [s for b in st.checks for s in self.verifier().resolve(b, st.trace, q.timeline)]
+            st.trace.statements = [s for b in st.checks for s in self._verifier.resolve(b, st.trace, q.timeline)]
         return [s for s in evidence.trace.statements + answer.trace.statements if s.verdict == R.KEPT]
 
     def conflicts(self, q: Question, verified: list[Statement]) -> list[Conflict]:
@@ -374,35 +410,39 @@ class VeriCite:
         return found
 
     def stage3_refine(self, q: Question, verified: list[Statement]) -> Stage:
-        """Merge the verified statements into one answer, citing only documents they cite."""
+        """Merge the verified statements into one answer, citing only documents they cite: the
+        stage's draft (no verified statement: the fallback quotes, or an empty draft)."""
         st = Stage(StageTrace(R.REFINE))
         with q.timeline.span(None) as t:
             quotes = self.quotes(q) if not verified else []
             if quotes:
-                st.text = " ".join(quotes)
-                st.trace.notes.append(f"no verified statement: the answer quotes the {len(quotes)} document "
-                                      "sentence(s) most relevant to the question (fallback_quotes)")
-                q.warnings.append("no generated statement survived the NLI checks; the answer quotes the documents' "
-                                  "most relevant sentences instead (--fallback-quotes 0: an empty answer)")
+                st.draft = Draft.of(" ".join(quotes), [f"no verified statement: the answer quotes the {len(quotes)} "
+                                                       "document sentence(s) most relevant to the question (fallback_quotes)"])
+                st.draft = st.draft.warn(D.FALLBACK_QUOTES, "no generated statement survived the NLI checks; the answer "
+                                         "quotes the documents' most relevant sentences instead (--fallback-quotes 0: "
+                                         "an empty answer)")
             elif not verified:
-                st.trace.notes.append("no verified statement: nothing to refine, the answer is empty")
-                q.warnings.append("no statement survived the NLI checks; the answer is empty")
+                st.draft = Draft.of("", ["no verified statement: nothing to refine, the answer is empty"])
+                st.draft = st.draft.warn(D.EMPTY_NOTHING_VERIFIED, "no statement survived the NLI checks; the answer is empty")
             else:
                 log.info("stage 3: refining %d verified statements", len(verified))
-                lines = "\n".join(_with_citations(s) for s in verified)
+                lines = "\n".join(with_citations(s) for s in verified)
                 block = self._documents_block(R.REFINE, q, statements=lines)
                 cited = {c for s in verified for c in s.citations}
                 call = self._chat(q, q.prompts.messages(R.REFINE, question=q.text, docs=block, statements=lines),
                                   step=R.REFINE, purpose=R.REFINE, grammar=self._cite_grammar(len(q.documents), cited))
                 st.trace.llm_calls.append(call)
-                st.text = merge_adjacent(call.text.strip())
+                text = merge_adjacent(call.text.strip())
+                st.draft = Draft.of(text)
                 if call.finish_reason == "length":
-                    st.text = _drop_unfinished_tail(st.text, st.trace)
-                    if not st.text:
-                        q.warnings.append(f"the refinement reached its {q.prompts.steps[R.REFINE].max_tokens}-token "
-                                          "cap before its first sentence ended; the answer is empty")
-                elif not st.text:
-                    q.warnings.append("the refinement step returned no text; the answer is empty")
+                    text, cut = _drop_unfinished_tail(text)
+                    st.draft = Draft.of(text, [cut] if cut else [])
+                    if not text:
+                        st.draft = st.draft.warn(D.EMPTY_TOKEN_CAP, f"the refinement reached its "
+                                                 f"{q.prompts.steps[R.REFINE].max_tokens}-token cap before its first "
+                                                 "sentence ended; the answer is empty")
+                elif not text:
+                    st.draft = st.draft.warn(D.EMPTY_NO_TEXT, "the refinement step returned no text; the answer is empty")
         st.trace.wall_ms = round(t.ms, 1)
         return st
 
@@ -417,106 +457,24 @@ class VeriCite:
         texts = [d.text for d in q.shown]
         found = relevant_sentences(q.text, texts, n, self._split_lang(q, " ".join(texts)[:2000]))
         in_order = sorted(found, key=lambda f: (f[0], texts[f[0]].find(f[1])))
-        return [_with_citations(Statement(R.REFINE, sent, (i + 1,), R.KEPT, None, sent)) for i, sent in in_order]
+        return [with_citations(Statement(R.REFINE, sent, (i + 1,), R.KEPT, None, sent)) for i, sent in in_order]
 
-    def final_check(self, q: Question, refine: Stage, verified: list[Statement]) -> list[Statement]:
-        """Check every final sentence against its cited documents.
-
-        The stage-3 trace records every sentence the refinement wrote with its verdict. With
-        ``drop_unsupported`` (strict, the default) a sentence that fails is removed from the answer,
-        and when none passes the answer falls back to the verified sentences themselves (checked
-        again, as final sentences); without it failures are only reported.
+    def stage3_rules(self, q: Question, refine: Stage, answer: Stage, verified: list[Statement]) -> Draft:
+        """Stage 3's rules (:data:`~vericite.engine.draft.RULES`) over the refinement's draft; the
+        stage-3 trace gets the checked sentences, the rules' notes, and the LLM calls and NLI
+        pairs of their checks; the question gets their warnings.
 
         Returns:
-            The sentences of the answer, each with its verdict.
+            The final draft: its sentences with verdicts, its text the answer.
         """
-        final, refine.text = self._check_final(q, refine, refine.text)
-        if verified and self.settings.add_nothing:
-            final = self._adds_nothing(q, refine, final, verified)
-        refine.trace.statements = list(final)
-        bad = [s for s in final if s.verdict != R.SUPPORTED]
-        if not bad:
-            return final
-        if not self.settings.drop_unsupported:
-            q.warnings.append(f"{len(bad)} of {len(final)} final sentences failed the final check (see final_check)")
-            return final
-        kept = [s for s in final if s.verdict == R.SUPPORTED]
-        refine.trace.notes.append(f"strict: removed {len(bad)} of {len(final)} final sentences that failed the final "
-                                  f"check: {[s.raw for s in bad]}")
-        if kept:
-            refine.text = " ".join(s.raw for s in kept)
-            q.warnings.append(f"removed {len(bad)} of {len(final)} final sentences that failed the final check "
-                              "(strict; --no-drop-unsupported keeps them)")
-            return kept
-        refine.text = merge_adjacent(" ".join(_with_citations(s) for s in verified))
-        refine.trace.notes.append("strict: no final sentence passed; the answer is the verified sentences")
-        q.warnings.append(f"no final sentence passed the final check; the answer is the {len(verified)} verified "
-                          "sentences themselves")
-        final, refine.text = self._check_final(q, refine, refine.text)
-        failed = [s for s in final if s.verdict != R.SUPPORTED]
-        if failed:  # strict holds for the fallback too (a sentence can read differently once split again)
-            final = [s for s in final if s.verdict == R.SUPPORTED]
-            refine.text = " ".join(s.raw for s in final)
-            refine.trace.notes.append(f"strict: removed {len(failed)} verified sentence(s) that failed as final "
-                                      f"sentences: {[s.raw for s in failed]}")
-        return final
-
-    def _adds_nothing(self, q: Question, refine: Stage, final: list[Statement],
-                      verified: list[Statement]) -> list[Statement]:
-        """Stage 3 adds nothing (``add_nothing``): a refined sentence that passed the checker but
-        says what no verified sentence says, or only talks about the prompt
-        (:func:`~vericite.engine.content.adds`), fails the final check."""
-        sources = " ".join(v.text for v in verified)
-        out = []
-        for s in final:
-            why = adds(s.text, sources, q.text, q.lang) if s.verdict == R.SUPPORTED else None
-            if why:
-                refine.trace.notes.append(f"add nothing: {s.raw!r} fails ({why} beyond the verified sentences)")
-                s = replace(s, verdict=R.UNSUPPORTED)
-            out.append(s)
-        return out
-
-    def keep_backbone(self, q: Question, answer: Stage, refine: Stage, final: list[Statement],
-                      verified: Sequence[Statement] = ()) -> list[Statement]:
-        """Put back the verified sentences that the refinement dropped (``backbone``,
-        ``backbone_facts``).
-
-        Stage 1 answers the question in full sentences; the merge sometimes keeps only a stage-2
-        fragment or loses the answer. A kept stage-1 statement whose answer words (its words that
-        are not in the question, :func:`~vericite.engine.content.carried`) are mostly missing from
-        the final text is put before the refined sentences. Then up to ``backbone_facts`` verified
-        stage-2 facts of ``verified`` that the final text lost (:func:`dropped_facts`) go after them.
-        Each is checked again as a final sentence first.
-
-        Returns:
-            The final sentences: restored statements, refined sentences, restored facts.
-        """
-        if self.settings.backbone:
-            missing = [s for s in answer.trace.statements
-                       if s.verdict == R.KEPT and not carried(s.text, refine.text, q.text, q.lang)]
-            final = self._put_back(q, refine, final, missing, "verified stage-1 statement(s)", before=True)
-        if self.settings.backbone_facts:
-            picked = dropped_facts(q.text, verified, refine.text, self.settings.backbone_facts, q.lang)
-            final = self._put_back(q, refine, final, picked, "verified stage-2 fact(s)", before=False)
-        return final
-
-    def _put_back(self, q: Question, refine: Stage, final: list[Statement], missing: Sequence[Statement],
-                  what: str, *, before: bool) -> list[Statement]:
-        """``missing`` checked as final sentences and, those that pass (strict) or all, joined to
-        the answer before or after its sentences; one trace note."""
-        if not missing:
-            return final
-        restored, text = self._check_final(q, refine, " ".join(merge_adjacent(_with_citations(s)) for s in missing))
-        if self.settings.drop_unsupported:
-            restored = [s for s in restored if s.verdict == R.SUPPORTED]
-            text = " ".join(s.raw for s in restored)
-        if not restored:
-            return final
-        refine.text = (f"{text} {refine.text}" if before else f"{refine.text} {text}").strip()
-        refine.trace.statements = restored + refine.trace.statements if before else refine.trace.statements + restored
-        refine.trace.notes.append(f"backbone: put back {len(restored)} {what} the refinement dropped: "
-                                  f"{[s.raw for s in restored]}")
-        return restored + final if before else final + restored
+        facts = D.Facts(question=q.text, lang=q.lang, documents=q.documents, verified=verified,
+                        statements=answer.trace.statements, settings=self.settings,
+                        check=lambda text: self._check_final(q, refine, text), scores=self.checker.scores)
+        draft = D.apply(refine.draft, facts)
+        refine.trace.statements = list(draft.checked)
+        refine.trace.notes += draft.notes
+        q.warnings += [w.text for w in draft.warnings]
+        return draft
 
     def complete(self, q: Question, items: list[Statement | Claim], trace: StageTrace, where: str,
                  failed: str = R.DROPPED_FRAGMENT) -> list[Statement | Claim]:
@@ -540,62 +498,42 @@ class VeriCite:
         return complete_claims(items, rewrite, n, question=q.text, lang=q.lang, guard=self.settings.claim_guard, failed=failed,
                                notes=trace.notes)
 
-    def mark_partial(self, q: Question, refine: Stage, final: list[Statement]) -> list[Statement]:
-        """Lenient strictness: mark each citation that supports its final sentence only partly
-        (grade 3, each cited document scored alone when there are several) with an asterisk in
-        the answer, "[2, 3*]"; the Statement lists them in ``partial``. Strict: unchanged."""
-        if self.settings.strictness != "lenient" or not final:
-            return final
-        bands = self.settings.grade_bands
-        multi = [(s, c) for s in final if len(s.citations) > 1 for c in s.citations]
-        alone = iter(self.checker.scores([(q.documents[c - 1].text, s.text) for s, c in multi])) if multi else iter(())
-        out = []
-        for s in final:
-            if len(s.citations) > 1:
-                grades = {c: grade(float(next(alone)), bands) for c in s.citations}
-            else:
-                grades = {c: s.grade for c in s.citations}
-            partial = tuple(c for c in s.citations if grades[c] == 3)
-            if partial and s.verdict == R.SUPPORTED:
-                raw = re.sub(r"\[[\d,\s]+\]", format_citations(s.citations, partial), s.raw, count=1)
-                refine.text = refine.text.replace(s.raw, raw, 1)
-                s = replace(s, raw=raw, partial=partial)
-            out.append(s)
-        return out
-
-    def _check_final(self, q: Question, refine: Stage, text: str) -> tuple[list[Statement], str]:
-        """Check the sentences of ``text`` as final sentences.
+    def _check_final(self, q: Question, refine: Stage, text: str) -> tuple[D.Block, list[str]]:
+        """The final check of ``text`` (stage 3's rules call it): every sentence checked against
+        its cited documents; LLM calls (fragment rewrites) and NLI pairs are recorded in the
+        stage-3 trace.
 
         Returns:
-            (the sentences with verdicts, ``text`` with each passing sentence written as checked:
-            a fragment as its question-aware claim, citations that did not carry it removed).
+            (the block: ``text`` and its sentences with verdicts, each passing sentence in its
+            checked form: a fragment as its question-aware claim, citations that did not carry it
+            removed; the trace notes the check wrote).
         """
-        if not text:
-            return [], text
+        scratch = StageTrace(R.REFINE)  # the notes go to the draft, in the rules' order
         with q.timeline.span(None) as t:
             items = answer_claims(R.REFINE, text, q.documents, self._split_lang(q, text), final=True,
                                   recite=self.settings.recite)
-            items = self.complete(q, items, refine.trace, R.REFINE, failed=R.UNSUPPORTED)
-            batch = self.verifier().submit(items, (R.SUPPORTED, R.UNSUPPORTED), refine.trace, q.timeline)
-            final = self.verifier().resolve(batch, refine.trace, q.timeline)
+            items = self.complete(q, items, scratch, R.REFINE, failed=R.UNSUPPORTED)
+            refine.trace.llm_calls += scratch.llm_calls
+            batch = self._verifier.submit(items, (R.SUPPORTED, R.UNSUPPORTED), refine.trace, q.timeline)
+            final = self._verifier.resolve(batch, refine.trace, q.timeline)
         refine.trace.wall_ms = round(refine.trace.wall_ms + t.ms, 1)
         out = []
         for s in final:
             if s.verdict == R.SUPPORTED and (s.rewritten or s.removed or s.recited) and s.raw in text:
-                raw = merge_adjacent(_with_citations(s))
-                text = text.replace(s.raw, raw, 1)
-                s = replace(s, raw=raw)
+                s = replace(s, raw=merge_adjacent(with_citations(s)))
             out.append(s)
-        return out, text
+        return D.Block(text, tuple(out), tuple(s.raw for s in final)), scratch.notes
 
-    def result(self, q: Question, stages: list[Stage], final: list[Statement],
-               conflicts: Sequence[Conflict] = ()) -> VerifiedAnswer:
-        """The answer record: the refined text, every stage's trace, the final check, the conflicts
-        between documents and the settings stamp."""
-        return VerifiedAnswer(question=q.text, answer=stages[-1].text, documents=q.documents,
-                              stages=[s.trace for s in stages], final=final, settings=self.stamp(q.lang, q.prompts),
-                              warnings=q.warnings, wall_ms=q.timeline.elapsed_ms(), timeline=q.timeline.spans,
-                              instructions=q.instructions, conflicts=list(conflicts))
+    def result(self, q: Question, stages: list[Stage], conflicts: Sequence[Conflict] = ()) -> VerifiedAnswer:
+        """The answer record: the final draft's text and sentences, every stage's trace, the
+        conflicts between documents and the settings stamp."""
+        draft = stages[-1].draft
+        return VerifiedAnswer(question=q.text, answer=draft.text(), documents=q.documents,
+                              stages=[s.trace for s in stages], final=draft.sentences,
+                              settings=self.stamp(q.lang, q.prompts), warnings=q.warnings,
+                              wall_ms=q.timeline.elapsed_ms(), timeline=q.timeline.spans,
+                              instructions=q.instructions, conflicts=list(conflicts),
+                              empty_reason=draft.empty_reason())
 
     # -- the stamp ----------------------------------------------------------------------------
     def stamp(self, lang: str, prompts: PromptSet | None = None) -> dict:
@@ -603,7 +541,7 @@ class VeriCite:
         (``prompts``, default the configured one), the language used, the schedule that ran, and the
         models (name, sha256, n_ctx, execution provider)."""
         out = self.settings.stamp()
-        out.update({"lang": lang, "prompts": (prompts or self.prompts).tag, "schedule": self.verifier().schedule,
+        out.update({"lang": lang, "prompts": (prompts or self.prompts).tag, "schedule": self._verifier.schedule,
                     "llm": self.llm.name, "llm_sha256": getattr(self.llm, "sha256", None), "n_ctx": self.llm.n_ctx,
                     "nli": self.checker.name, "nli_sha256": getattr(self.checker, "sha256", None),
                     "nli_ep": getattr(self.checker, "ep", None)})
@@ -659,7 +597,9 @@ class VeriCite:
             items = joint_fact_claims(R.EVIDENCE, ext.text, [(i, q.documents[i - 1]), (j, q.documents[j - 1])],
                                       self._split_lang(q, ext.text), min_words=self.settings.min_statement_words)
             items = self.complete(q, items, st.trace, f"{R.EVIDENCE}:{i}+{j}")
-            st.checks.append(self.verifier().submit(items, (R.KEPT, R.DROPPED_NLI), st.trace, q.timeline))
+            batch = self._verifier.submit(items, (R.KEPT, R.DROPPED_NLI), st.trace, q.timeline)
+            st.documents.append(DocumentEvidence((i, j), None, batch))
+            st.checks.append(batch)
 
     def _relative_gates(self, q: Question, texts: list[str],
                         scored: list[tuple[float, LLMCall]] | None = None) -> list[LLMCall]:
@@ -705,43 +645,16 @@ class VeriCite:
                              hint=f"for {step}; pass fewer documents (--ndoc) or use a model with a larger context")
 
     def verifier(self) -> Verifier:
-        """The checks' rules for these settings (threshold, schedule, grade bands, strictness); built
-        per use, since benches switch ``settings`` (schedule) on a loaded pipeline between runs."""
-        s = self.settings
-        return Verifier(self.checker, threshold=s.threshold, schedule=s.schedule, grade_bands=s.grade_bands,
-                        lenient=s.strictness == "lenient", cite_each=s.cite_each)
+        """The checks' rules for these settings (threshold, schedule, grade bands, strictness)."""
+        return self._verifier
 
     def _cite_grammar(self, n_docs: int, allowed: set[int] | None = None) -> str | None:
         return citation_grammar(n_docs, allowed=allowed, inline=self.settings.inline_citations) \
             if self.settings.citation_grammar else None
 
 
-#: a verified fact the refinement dropped is put back only when it shares this many content-word
-#: stems with the question (``backbone_facts``)
-MIN_QUESTION_STEMS = 2
-
 #: at most this many document pairs get a multi-hop extraction per question (each is one LLM call)
 MAX_PAIRS = 3
-
-
-def dropped_facts(question: str, verified: Sequence[Statement], text: str, n: int, lang: str = "en") -> list[Statement]:
-    """Up to ``n`` verified stage-2 facts whose content ``text`` (the answer) does not carry
-    (:func:`~vericite.engine.content.carried`), sharing at least :data:`MIN_QUESTION_STEMS` content
-    stems with ``question``, the most relevant to it first (BM25 over those facts), none carried by
-    one picked before it (no repeats)."""
-    facts = [s for s in verified if s.stage == R.EVIDENCE and not carried(s.text, text, question, lang)]
-    if not facts or n < 1:
-        return []
-    scores = bm25_scores(question, [s.text for s in facts])
-    asked = stems(question, lang) - stems(" ".join(FUNCTION_WORDS), lang)
-    picked: list[Statement] = []
-    for k in sorted(range(len(facts)), key=lambda k: (-scores[k], k)):
-        if len(picked) == n:
-            break
-        if len(asked & stems(facts[k].text, lang)) >= MIN_QUESTION_STEMS and \
-                not carried(facts[k].text, " ".join(p.text for p in picked), question, lang):
-            picked.append(facts[k])
-    return picked
 
 
 def names(text: str) -> set[str]:
@@ -759,21 +672,12 @@ def linked_pairs(question: str, documents: Sequence[tuple[int, str]], limit: int
     return [(a, b) for n, a, b in sorted(scored, key=lambda x: (-x[0], x[1], x[2])) if n > 0][:limit]
 
 
-def _with_citations(s: Statement) -> str:
-    """'Rush is a band.' + (1, 2) -> 'Rush is a band [1][2].' (the authors' [1][2] style)."""
-    marks = "".join(format_citations((c,)) for c in s.citations)
-    text = s.text.rstrip()
-    if text and text[-1] in ".!?":
-        return f"{text[:-1]} {marks}{text[-1]}"
-    return f"{text} {marks}"
-
-
-def _drop_unfinished_tail(text: str, trace: StageTrace) -> str:
-    """Cut a trailing fragment the token cap left unfinished (no closing punctuation)."""
+def _drop_unfinished_tail(text: str) -> tuple[str, str]:
+    """Cut a trailing fragment the token cap left unfinished (no closing punctuation): (the text
+    kept, the trace note; "" when nothing was cut)."""
     m = re.search(r"[.!?](?:\s*\[\d+(?:,\s*\d+)*\])*[\"')]?\s*$", text)
     if m or not text:
-        return text
+        return text, ""
     last = max(text.rfind(". "), text.rfind("! "), text.rfind("? "))
     kept = text[:last + 1].rstrip() if last >= 0 else ""
-    trace.notes.append(f"token cap reached: unfinished tail removed: {text[len(kept):].strip()!r}")
-    return kept
+    return kept, f"token cap reached: unfinished tail removed: {text[len(kept):].strip()!r}"

@@ -131,14 +131,8 @@ class VerifiedAnswer:
     instructions: list[dict[str, Any]] = field(default_factory=list)
     #: documents that disagree with a verified claim (engine/conflicts.Conflict records)
     conflicts: list[Any] = field(default_factory=list)
-
-    @property
-    def empty_reason(self) -> str:
-        """Why the answer is empty (the last warning that says so), "" when it is not."""
-        if self.answer:
-            return ""
-        why = [w for w in self.warnings if "answer is empty" in w]
-        return why[-1] if why else "the refinement produced no sentence"
+    #: why the answer is empty ("" when it is not; engine/draft.Draft.empty_reason)
+    empty_reason: str = ""
 
     def to_json(self) -> dict[str, Any]:
         """A JSON-ready dict: every statement and fact with citations, score, verdict and stage,
@@ -158,6 +152,7 @@ class VerifiedAnswer:
             "documents": [asdict(d) for d in self.documents],
             "settings": self.settings,
             "warnings": self.warnings,
+            "empty_reason": self.empty_reason,
             "instructions_in_documents": self.instructions,
             "conflicts": [asdict(c) for c in self.conflicts],
             "wall_ms": self.wall_ms,

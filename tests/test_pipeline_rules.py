@@ -549,10 +549,10 @@ def test_a_question_in_a_language_the_checker_does_not_read_goes_to_the_route_th
     assert res.settings["nli"] == "ru-word-checker" and res.settings["threshold"] == 0.6
     assert ru_checker.pairs and not en_checker.pairs
     assert not any("reads en only" in w for w in res.warnings)
-    # answer_many routes each question on its own
+    # each question is routed on its own
     ru_checker.pairs.clear()
     llm.replies["answer"] = "Neil Peart was the drummer of Rush [1]."
-    out = list(pipe.answer_many([(Q, DOCS), (ru["question"], docs)]))
+    out = [pipe.answer(Q, DOCS), pipe.answer(ru["question"], docs)]
     assert [r.settings["nli"] for r in out] == ["word-checker", "ru-word-checker"]
     assert en_checker.pairs and ru_checker.pairs
     # without a route the checker that cannot read the language still answers, with the warning

@@ -1,5 +1,5 @@
 """The overlap schedule: stage 3 waits for every check, results equal the sequential order,
-checker failures surface, answer_many, and KV-cache anchors on a tiny real model."""
+checker failures surface, and KV-cache anchors on a tiny real model."""
 from __future__ import annotations
 
 import threading
@@ -112,16 +112,6 @@ def test_checker_failure_surfaces_instead_of_hanging():
         assert not t.is_alive(), "the pipeline hung on a failed NLI check"
     assert "NLI worker failed" in str(box.get("error"))
     assert not batcher._thread.is_alive()  # clean shutdown after the failure
-
-
-def test_answer_many_equals_one_by_one(checker):
-    items = [(Q, DOCS), ("Who was the drummer of The Who?", DOCS)]
-    with DynamicBatcher(checker) as batcher:
-        pipe = _pipe(ScriptedLLM(REPLIES), batcher, "overlap")
-        many = list(pipe.answer_many(items))
-        single = [pipe.answer(q, d) for q, d in items]
-    assert [m.question for m in many] == [q for q, _ in items]
-    assert [_verdicts(m) for m in many] == [_verdicts(s) for s in single]
 
 
 @pytest.fixture(scope="module")

@@ -1,7 +1,6 @@
-"""One request through the pipeline, in a request thread: :meth:`VeriCite.answer`'s own calls
-(``prepare``, ``stage1_answer``, ``stage2_evidence``, ``finish``) made one by one, with
-per-request settings, the request's deadline checked before every LLM call, and the stream's
-events emitted as each stage ends.
+"""One request through the pipeline, in a request thread: :meth:`VeriCite.answer` itself, on a
+view of the shared pipeline with the request's settings and an LLM that checks the request's
+deadline before every call; the stream's events come from the answer's hooks.
 
 Each request gets its own :class:`~vericite.engine.pipeline.VeriCite` (cheap: no model is
 loaded) over the *shared* LLM and NLI checker, so checks of concurrent requests meet in the one
@@ -11,22 +10,23 @@ Stream events (``emit(name, data)``), in this order:
 
 - ``stage1``: stage 1's answer and its statements with verdicts, as soon as their checks resolve
   (usually while stage 2's LLM calls run; at the latest when stage 2 ends);
-- ``document``: one per document, in order, once stage 2's LLM calls end (stage 2 is one engine
-  method): whether the gate judged it useful, and its facts with verdicts when their checks resolve;
-- ``final``: the answer and the final check of each sentence (when ``finish`` returns);
+- ``document``: one per document, in order, once stage 2's LLM calls end: whether the gate judged
+  it useful, and its own facts with verdicts when their checks resolve;
+- ``pair``: one per pair of documents read together (``multihop``), after the documents: the two
+  numbers and the facts of the joint extraction;
+- ``final``: the answer and the final check of each sentence (when the answer is final);
 - ``answer``: the whole :meth:`VerifiedAnswer.to_json`.
 """
 from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, replace
+from dataclasses import asdict
 from typing import Any
 
 from .. import records as R
-from .. import settings as S
 from ..checks import CheckBatch, Verifier
-from ..pipeline import Stage, VeriCite
+from ..pipeline import Hooks, Question, Stage, VeriCite
 from ..prompts import PromptSet
 from ..records import Document, LLMCall, StageTrace, VerifiedAnswer
 from ..settings import Settings
@@ -86,7 +86,7 @@ class Runner:
         Raises:
             InputError, ConfigError, InferenceError: from the engine; whatever ``check`` raises.
         """
-        stream: _Stream | None = None
+        stream = _Stream(emit) if emit else None
 
         def before() -> None:
             check()
@@ -94,24 +94,8 @@ class Runner:
                 stream.poll()
 
         llm = RequestLLM(self.pipeline.llm, before, self.on_llm_call)
-        routed = self.pipeline.route(question, documents)  # a checker that reads the question's language
-        if routed is not self.pipeline:  # the request's options on top of that checker's settings
-            settings = replace(routed.settings, **S.changed(self.pipeline.settings, settings))
-        pipe = VeriCite(llm, routed.checker, prompts=self._prompt_set(settings.prompts), settings=settings)
-        stream = _Stream(emit, pipe.verifier()) if emit else None
-        q = pipe.prepare(question, documents)
-        answer = pipe.stage1_answer(q)
-        if stream:
-            stream.stage1 = answer
-        evidence = pipe.stage2_evidence(q)
-        if stream:
-            stream.after_stage2(q.documents, evidence)
-        result = pipe.finish(q, answer, evidence)  # wait for the checks, stage 3, the final check
-        if stream:
-            out = result.to_json()
-            stream.emit("final", {k: out[k] for k in ("answer", "final_check", "all_sentences_supported", "warnings")})
-            stream.emit("answer", out)
-        return result
+        pipe = self.pipeline.with_llm(llm).with_settings(settings, prompts=self._prompt_set(settings.prompts))
+        return pipe.answer(question, documents, hooks=stream)
 
     def _prompt_set(self, name: str) -> PromptSet:
         with self._lock:
@@ -120,43 +104,53 @@ class Runner:
             return self._prompts[name]
 
 
-class _Stream:
-    """The stream events of one request, emitted from its thread in order."""
+class _Stream(Hooks):
+    """The stream events of one request, emitted from its thread in order (the answer's hooks)."""
 
-    def __init__(self, emit: Emit, verifier: Verifier):
+    def __init__(self, emit: Emit):
         self.emit = emit
-        self.stage1: Stage | None = None
+        self.stage1_checks: tuple[Stage, Verifier] | None = None
         self._sent_stage1 = False
-        # verdicts for the events by the pipeline's own rules (its traces are filled later)
-        self._verifier = verifier
+
+    def stage1(self, q: Question, answer: Stage) -> None:
+        self.stage1_checks = (answer, q.verifier)
 
     def poll(self) -> None:
         """Before an LLM call: send stage 1 if its checks have resolved."""
-        if self.stage1 is not None and not self._sent_stage1 and all(_done(b) for b in self.stage1.checks):
+        if self.stage1_checks is not None and not self._sent_stage1 and \
+                all(_done(b) for b in self.stage1_checks[0].checks):
             self._send_stage1()
 
-    def after_stage2(self, documents: list[Document], evidence: Stage) -> None:
+    def stage2(self, q: Question, evidence: Stage) -> None:
         if not self._sent_stage1:
             self._send_stage1()
-        by_doc = {b.items[0].citations[0]: b for b in evidence.checks if b.items}
-        purposes = {c.purpose: c for c in evidence.trace.llm_calls}
-        for i, doc in enumerate(documents, start=1):
-            gate = purposes.get(f"gate:{i}")
-            useful = f"extract:{i}" in purposes
-            facts = self._statements(by_doc[i]) if useful and i in by_doc else []
-            self.emit("document", {"number": i, "title": doc.title, "useful": useful,
-                                   "gate": {"text": gate.text, "score": gate.score} if gate else None,
-                                   "facts": [asdict(s) for s in facts]})
+        verifier = q.verifier
+        for e in evidence.documents:
+            facts = [asdict(s) for s in _statements(verifier, e.checks)] if e.checks is not None else []
+            if len(e.documents) == 1:
+                i = e.documents[0]
+                self.emit("document", {"number": i, "title": q.documents[i - 1].title, "useful": e.useful,
+                                       "gate": {"text": e.gate.text, "score": e.gate.score} if e.gate else None,
+                                       "facts": facts})
+            else:
+                self.emit("pair", {"documents": list(e.documents), "facts": facts})
+
+    def done(self, result: VerifiedAnswer) -> None:
+        out = result.to_json()
+        self.emit("final", {k: out[k] for k in ("answer", "final_check", "all_sentences_supported", "warnings")})
+        self.emit("answer", out)
 
     def _send_stage1(self) -> None:
         self._sent_stage1 = True
-        st = self.stage1
+        st, verifier = self.stage1_checks
         text = st.trace.llm_calls[0].text if st.trace.llm_calls else ""
-        statements = [s for b in st.checks for s in self._statements(b)]
+        statements = [s for b in st.checks for s in _statements(verifier, b)]
         self.emit("stage1", {"stage": R.ANSWER, "text": text, "statements": [asdict(s) for s in statements]})
 
-    def _statements(self, batch: CheckBatch):
-        return self._verifier.resolve(batch, StageTrace("stream"), Timeline())  # waits for the scores
+
+def _statements(verifier: Verifier, batch: CheckBatch):
+    """The batch's sentences with verdicts by the pipeline's own rules (its traces are filled later)."""
+    return verifier.resolve(batch, StageTrace("stream"), Timeline())  # waits for the scores
 
 
 def _done(batch: CheckBatch) -> bool:

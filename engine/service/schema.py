@@ -88,6 +88,7 @@ class AnswerOut(_Strict):
     documents: list[DocumentOut]
     settings: dict[str, Any]
     warnings: list[str]
+    empty_reason: str = Field(description="why the answer is empty; \"\" when it is not")
     instructions_in_documents: list[dict[str, Any]] = Field(
         description="instruction-like sentences found in documents and hidden from the LLM: {document, sentence}")
     conflicts: list[ConflictOut] = Field(description="documents that give another number or year for a verified claim")

@@ -1,0 +1,326 @@
+"""Stage 3 after the refinement: an immutable draft of the answer and the chain of rules over it.
+
+The refinement (or a fallback) writes a :class:`Draft`; :data:`RULES` then run in order, each a
+function ``(Draft, Facts) -> Draft`` that returns a new draft with its trace notes and coded
+warnings added:
+
+1. :func:`final_check`   every sentence checked against the documents it cites;
+2. :func:`add_nothing`   a sentence saying what no verified sentence says fails;
+3. :func:`strict`        failing sentences removed (or only reported), the verified sentences as fallback;
+4. :func:`put_back_statements` / :func:`put_back_facts`  verified sentences the merge lost, put back, checked;
+5. :func:`lenient_marks` citations that support their sentence only partly marked ``[3*]``.
+
+A rule that a setting turns off returns its draft unchanged. A new rule is one function added to
+:data:`RULES`; it reads the draft and :class:`Facts`, never the pipeline.
+
+The answer text is rendered in one place, :meth:`Draft.text`: a :class:`Block` whose sentences all
+stand reads as written (its line breaks kept, each checked sentence in its checked form); once a
+rule removes one of its sentences, the block is its sentences joined by spaces.
+"""
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+
+import numpy as np
+
+from . import records as R
+from .citations import format_citations, merge_adjacent
+from .content import FUNCTION_WORDS, adds, carried, stems
+from .grading import grade
+from .records import Document, Statement
+from .relevance import bm25_scores
+from .settings import Settings
+
+# Warning codes (Caveat.code). "empty:*" say why the answer is empty.
+EMPTY_NOTHING_VERIFIED = "empty:nothing_verified"   # no statement survived the checks, no fallback quotes
+EMPTY_TOKEN_CAP = "empty:token_cap"                 # the refinement's cap cut its first sentence
+EMPTY_NO_TEXT = "empty:no_text"                     # the refinement returned nothing
+FALLBACK_QUOTES = "fallback:quotes"                 # nothing verified: the answer quotes the documents
+FINAL_FAILED = "final:failed"                       # final sentences failed and were kept (--no-drop-unsupported)
+FINAL_REMOVED = "final:removed"                     # final sentences failed and were removed (strict)
+FINAL_NONE_PASSED = "final:none_passed"             # none passed: the answer is the verified sentences
+
+#: a verified fact the refinement dropped is put back only when it shares this many content-word
+#: stems with the question (``backbone_facts``)
+MIN_QUESTION_STEMS = 2
+
+
+@dataclass(frozen=True)
+class Caveat:
+    """A warning with a code (one of the module's constants) and the text shown to the user."""
+
+    code: str
+    text: str
+
+
+@dataclass(frozen=True)
+class Block:
+    """A stretch of the answer: the text it came from and its checked sentences, in order.
+
+    ``written`` holds each sentence's ``raw`` as ``source`` has it (a checked sentence's ``raw``
+    may be its checked form: a fragment's claim, citations that did not carry it removed, a
+    partial mark); ``whole`` says every sentence of ``source`` still stands.
+    """
+
+    source: str
+    sentences: tuple[Statement, ...] = ()
+    written: tuple[str, ...] = ()
+    whole: bool = True
+
+    def render(self) -> str:
+        """The block as the answer shows it (str; may be empty)."""
+        if not self.whole:
+            return " ".join(s.raw for s in self.sentences)
+        text = self.source
+        for w, s in zip(self.written, self.sentences):
+            if s.raw != w:
+                text = text.replace(w, s.raw, 1)
+        return text
+
+    def keep(self, sentences: Sequence[Statement]) -> Block:
+        """This block with only ``sentences`` (a subset, in order): no longer read as written."""
+        keep = {id(s) for s in sentences}
+        pairs = [(s, w) for s, w in zip(self.sentences, self.written) if id(s) in keep]
+        return Block(self.source, tuple(s for s, _ in pairs), tuple(w for _, w in pairs), whole=False)
+
+    def revise(self, changed: dict[int, Statement]) -> Block:
+        """This block with each sentence ``s`` replaced by ``changed[id(s)]`` where given."""
+        return replace(self, sentences=tuple(changed.get(id(s), s) for s in self.sentences))
+
+
+@dataclass(frozen=True)
+class Draft:
+    """Stage 3's answer while the rules run.
+
+    ``blocks``: the answer's stretches in order; ``checked``: every sentence the final check judged
+    that the stage-3 trace records (the refined sentences, with their verdicts, and the sentences
+    put back); ``notes``: trace notes; ``warnings``: coded warnings for the user.
+    """
+
+    blocks: tuple[Block, ...] = ()
+    checked: tuple[Statement, ...] = ()
+    notes: tuple[str, ...] = ()
+    warnings: tuple[Caveat, ...] = ()
+
+    @classmethod
+    def of(cls, text: str, notes: Sequence[str] = (), warnings: Sequence[Caveat] = ()) -> Draft:
+        """A draft of unchecked ``text`` (the refinement's reply, quotes, or "")."""
+        return cls((Block(text),) if text else (), (), tuple(notes), tuple(warnings))
+
+    @property
+    def sentences(self) -> list[Statement]:
+        """The answer's sentences with their final-check verdicts, in order."""
+        return [s for b in self.blocks for s in b.sentences]
+
+    def text(self) -> str:
+        """The answer text: the blocks rendered, joined by spaces."""
+        return " ".join(r for r in (b.render() for b in self.blocks) if r).strip()
+
+    def note(self, text: str) -> Draft:
+        return replace(self, notes=self.notes + (text,))
+
+    def warn(self, code: str, text: str) -> Draft:
+        return replace(self, warnings=self.warnings + (Caveat(code, text),))
+
+    def revise(self, changed: dict[int, Statement]) -> Draft:
+        """Every sentence ``s`` (answer and record) replaced by ``changed[id(s)]`` where given."""
+        return replace(self, blocks=tuple(b.revise(changed) for b in self.blocks),
+                       checked=tuple(changed.get(id(s), s) for s in self.checked))
+
+    def empty_reason(self) -> str:
+        """Why the answer is empty ("" when it is not): the last ``empty:*`` warning, else what
+        the rules did."""
+        if self.text():
+            return ""
+        why = [w.text for w in self.warnings if w.code.startswith("empty:")]
+        if why:
+            return why[-1]
+        if any(w.code == FINAL_NONE_PASSED for w in self.warnings):
+            return "no final sentence passed the final check (strict; --no-drop-unsupported keeps them)"
+        return "the refinement produced no sentence"
+
+
+@dataclass(frozen=True)
+class Facts:
+    """What stage 3's rules read besides the draft.
+
+    ``check(text)`` runs the final check on ``text`` (its claims, fragment rewrites and NLI checks,
+    recorded in the stage-3 trace) and returns the block with verdicts and the notes it wrote;
+    ``scores(pairs)`` is the checker: P(entailment) float32 [n] per (premise, hypothesis).
+    """
+
+    question: str
+    lang: str
+    documents: Sequence[Document]
+    verified: Sequence[Statement]      # the verified statements and facts (stage 2's facts first)
+    statements: Sequence[Statement]    # stage 1's statements with their verdicts
+    settings: Settings
+    check: Callable[[str], tuple[Block, list[str]]]
+    scores: Callable[[Sequence[tuple[str, str]]], np.ndarray]
+
+
+Rule = Callable[[Draft, Facts], Draft]
+
+
+# -- the rules ----------------------------------------------------------------------------------
+def final_check(d: Draft, f: Facts) -> Draft:
+    """Every sentence of the draft checked against its cited documents (verdict ``supported``,
+    ``unsupported`` or ``no_citation``), written as checked; the stage-3 record is these sentences."""
+    text = d.text()
+    if not text:
+        return d
+    block, notes = f.check(text)
+    return replace(d, blocks=(block,), checked=block.sentences, notes=d.notes + tuple(notes))
+
+
+def add_nothing(d: Draft, f: Facts) -> Draft:
+    """Stage 3 adds nothing (``add_nothing``): a refined sentence that passed the checker but
+    says what no verified sentence says, or only talks about the prompt
+    (:func:`~vericite.engine.content.adds`), fails the final check."""
+    if not (f.verified and f.settings.add_nothing):
+        return d
+    sources = " ".join(v.text for v in f.verified)
+    changed: dict[int, Statement] = {}
+    for s in d.sentences:
+        why = adds(s.text, sources, f.question, f.lang) if s.verdict == R.SUPPORTED else None
+        if why:
+            d = d.note(f"add nothing: {s.raw!r} fails ({why} beyond the verified sentences)")
+            changed[id(s)] = replace(s, verdict=R.UNSUPPORTED)
+    return d.revise(changed) if changed else d
+
+
+def strict(d: Draft, f: Facts) -> Draft:
+    """Failing final sentences: with ``drop_unsupported`` (strict, the default) removed, and when
+    none passes the answer falls back to the verified sentences themselves, checked again as final
+    sentences (those that fail are removed too); without it, reported in a warning."""
+    final = d.sentences
+    bad = [s for s in final if s.verdict != R.SUPPORTED]
+    if not bad:
+        return d
+    if not f.settings.drop_unsupported:
+        return d.warn(FINAL_FAILED, f"{len(bad)} of {len(final)} final sentences failed the final check (see final_check)")
+    kept = [s for s in final if s.verdict == R.SUPPORTED]
+    d = d.note(f"strict: removed {len(bad)} of {len(final)} final sentences that failed the final "
+               f"check: {[s.raw for s in bad]}")
+    if kept:
+        d = replace(d, blocks=tuple(b.keep(kept) for b in d.blocks))
+        return d.warn(FINAL_REMOVED, f"removed {len(bad)} of {len(final)} final sentences that failed the final check "
+                                     "(strict; --no-drop-unsupported keeps them)")
+    d = d.note("strict: no final sentence passed; the answer is the verified sentences")
+    d = d.warn(FINAL_NONE_PASSED, f"no final sentence passed the final check; the answer is the {len(f.verified)} "
+                                  "verified sentences themselves")
+    text = merge_adjacent(" ".join(with_citations(s) for s in f.verified))
+    block, notes = f.check(text) if text else (Block(""), [])
+    d = replace(d, blocks=(block,) if text else (), notes=d.notes + tuple(notes))
+    failed = [s for s in block.sentences if s.verdict != R.SUPPORTED]
+    if failed:  # strict holds for the fallback too (a sentence can read differently once split again)
+        d = replace(d, blocks=(block.keep([s for s in block.sentences if s.verdict == R.SUPPORTED]),))
+        d = d.note(f"strict: removed {len(failed)} verified sentence(s) that failed as final "
+                   f"sentences: {[s.raw for s in failed]}")
+    return d
+
+
+def put_back_statements(d: Draft, f: Facts) -> Draft:
+    """Stage 1 answers the question in full sentences; the merge sometimes keeps only a stage-2
+    fragment or loses the answer (``backbone``). A kept stage-1 statement whose answer words (its
+    words that are not in the question, :func:`~vericite.engine.content.carried`) are mostly
+    missing from the answer is put before it, checked as a final sentence first."""
+    if not f.settings.backbone:
+        return d
+    text = d.text()
+    missing = [s for s in f.statements if s.verdict == R.KEPT and not carried(s.text, text, f.question, f.lang)]
+    return _put_back(d, f, missing, "verified stage-1 statement(s)", before=True)
+
+
+def put_back_facts(d: Draft, f: Facts) -> Draft:
+    """Up to ``backbone_facts`` verified stage-2 facts the answer lost (:func:`dropped_facts`),
+    put after it, each checked as a final sentence first."""
+    if not f.settings.backbone_facts:
+        return d
+    picked = dropped_facts(f.question, f.verified, d.text(), f.settings.backbone_facts, f.lang)
+    return _put_back(d, f, picked, "verified stage-2 fact(s)", before=False)
+
+
+def _put_back(d: Draft, f: Facts, missing: Sequence[Statement], what: str, *, before: bool) -> Draft:
+    """``missing`` checked as final sentences and, those that pass (strict) or all, joined to the
+    answer before or after its sentences; one trace note."""
+    if not missing:
+        return d
+    block, notes = f.check(" ".join(merge_adjacent(with_citations(s)) for s in missing))
+    d = replace(d, notes=d.notes + tuple(notes))
+    if f.settings.drop_unsupported:
+        block = block.keep([s for s in block.sentences if s.verdict == R.SUPPORTED])
+    if not block.sentences:
+        return d
+    blocks = (block, *d.blocks) if before else (*d.blocks, block)
+    checked = block.sentences + d.checked if before else d.checked + block.sentences
+    d = replace(d, blocks=blocks, checked=checked)
+    return d.note(f"backbone: put back {len(block.sentences)} {what} the refinement dropped: "
+                  f"{[s.raw for s in block.sentences]}")
+
+
+def lenient_marks(d: Draft, f: Facts) -> Draft:
+    """Lenient strictness: each citation that supports its final sentence only partly (grade 3,
+    each cited document scored alone when there are several) is marked with an asterisk,
+    "[2, 3*]"; the Statement lists them in ``partial``. Strict: unchanged."""
+    final = d.sentences
+    if f.settings.strictness != "lenient" or not final:
+        return d
+    bands = f.settings.grade_bands
+    multi = [(s, c) for s in final if len(s.citations) > 1 for c in s.citations]
+    alone = iter(f.scores([(f.documents[c - 1].text, s.text) for s, c in multi])) if multi else iter(())
+    changed: dict[int, Statement] = {}
+    for s in final:
+        if len(s.citations) > 1:
+            grades = {c: grade(float(next(alone)), bands) for c in s.citations}
+        else:
+            grades = {c: s.grade for c in s.citations}
+        partial = tuple(c for c in s.citations if grades[c] == 3)
+        if partial and s.verdict == R.SUPPORTED:
+            raw = re.sub(r"\[[\d,\s]+\]", format_citations(s.citations, partial), s.raw, count=1)
+            changed[id(s)] = replace(s, raw=raw, partial=partial)
+    # the record keeps the sentences as checked; only the answer shows the marks
+    return replace(d, blocks=tuple(b.revise(changed) for b in d.blocks)) if changed else d
+
+
+#: stage 3's rules, in the order they run
+RULES: tuple[Rule, ...] = (final_check, add_nothing, strict, put_back_statements, put_back_facts, lenient_marks)
+
+
+def apply(d: Draft, f: Facts, rules: Sequence[Rule] = RULES) -> Draft:
+    """``d`` after each of ``rules`` in order."""
+    for rule in rules:
+        d = rule(d, f)
+    return d
+
+
+# -- helpers ------------------------------------------------------------------------------------
+def with_citations(s: Statement) -> str:
+    """'Rush is a band.' + (1, 2) -> 'Rush is a band [1][2].' (the authors' [1][2] style)."""
+    marks = "".join(format_citations((c,)) for c in s.citations)
+    text = s.text.rstrip()
+    if text and text[-1] in ".!?":
+        return f"{text[:-1]} {marks}{text[-1]}"
+    return f"{text} {marks}"
+
+
+def dropped_facts(question: str, verified: Sequence[Statement], text: str, n: int, lang: str = "en") -> list[Statement]:
+    """Up to ``n`` verified stage-2 facts whose content ``text`` (the answer) does not carry
+    (:func:`~vericite.engine.content.carried`), sharing at least :data:`MIN_QUESTION_STEMS` content
+    stems with ``question``, the most relevant to it first (BM25 over those facts), none carried by
+    one picked before it (no repeats)."""
+    facts = [s for s in verified if s.stage == R.EVIDENCE and not carried(s.text, text, question, lang)]
+    if not facts or n < 1:
+        return []
+    scores = bm25_scores(question, [s.text for s in facts])
+    asked = stems(question, lang) - stems(" ".join(FUNCTION_WORDS), lang)
+    picked: list[Statement] = []
+    for k in sorted(range(len(facts)), key=lambda k: (-scores[k], k)):
+        if len(picked) == n:
+            break
+        if len(asked & stems(facts[k].text, lang)) >= MIN_QUESTION_STEMS and \
+                not carried(facts[k].text, " ".join(p.text for p in picked), question, lang):
+            picked.append(facts[k])
+    return picked
