@@ -20,7 +20,7 @@ the pipeline and the evaluator alike:
 from __future__ import annotations
 
 import re
-from functools import lru_cache
+import threading
 
 import pysbd
 from pysbd.languages import LANGUAGE_CODES
@@ -55,10 +55,20 @@ def check_language(lang: str) -> None:
         raise ConfigError(f"sentence splitter: unknown language {lang!r}; known: {', '.join(sorted(LANGUAGE_CODES))}")
 
 
-@lru_cache(maxsize=8)
+_LOCAL = threading.local()
+
+
 def _segmenter(lang: str) -> pysbd.Segmenter:
-    check_language(lang)
-    return pysbd.Segmenter(language=lang, clean=False)
+    """This thread's segmenter for ``lang``: pysbd's ``Segmenter.segment`` keeps the text it
+    splits on the object, so two threads sharing one (the checker's batcher splitting premises
+    while the pipeline splits claims) get each other's sentences."""
+    cache = getattr(_LOCAL, "segmenters", None)
+    if cache is None:
+        cache = _LOCAL.segmenters = {}
+    if lang not in cache:
+        check_language(lang)
+        cache[lang] = pysbd.Segmenter(language=lang, clean=False)
+    return cache[lang]
 
 
 def _lines(text: str) -> list[str]:

@@ -48,3 +48,27 @@ def test_marks_that_start_a_reported_claim_belong_to_it():
         "Rush formed in 1968. [2]",                                 # a mark before a new sentence still closes this one
         "It toured.",
     ]
+
+
+def test_threads_splitting_at_once_get_their_own_sentences():
+    """pysbd keeps the text on its Segmenter: one shared by two threads (the checker's batcher
+    splitting premises while the pipeline splits claims) mixed their sentences."""
+    import threading
+
+    from vericite.engine.splitter import split_sentences
+
+    texts = [" ".join(f"Sentence {k} of text {t} is here." for k in range(6)) for t in range(2)]
+    expected = [split_sentences(t) for t in texts]
+    wrong = []
+
+    def work(t: int) -> None:
+        for _ in range(400):
+            if split_sentences(texts[t]) != expected[t]:
+                wrong.append(t)
+
+    threads = [threading.Thread(target=work, args=(t,)) for t in range(2)]
+    for th in threads:
+        th.start()
+    for th in threads:
+        th.join()
+    assert not wrong
