@@ -21,6 +21,7 @@ BENCHES = {
     "triton": ("vericite.bench.triton_check", "the checker on a local Triton server vs in process: scores, pairs/s"),
     "replay": ("vericite.bench.replay", "recorded runs through today's stage rules (recorded LLM replies, real checker)"),
     "serve": ("vericite.bench.serve_load", "load test of `vericite serve`: p50/p95, throughput, 429s, NLI batch size"),
+    "support": ("vericite.bench.support", "the verify step against careful readers' support labels: precision of kept, recall, by language/dataset/stage"),
 }
 QUALITY = {
     "run": ("run_main", "run a method (vanilla, vericite, ablations) over a data file; resumable"),

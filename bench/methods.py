@@ -274,6 +274,8 @@ def with_checker(pipe, checker):
         return pipe  # the pipeline's own checker, with its language routes
     thr = getattr(checker, "threshold", None)
     settings = pipe.settings if thr is None else replace(pipe.settings, threshold=thr)
+    if checker.name == "accept-all":  # the no-NLI ablation checks nothing, the entity guard included
+        settings = replace(settings, entity_guard=False)
     pipe.close()  # the unused NLI batchers' worker threads
     return VeriCite(pipe.llm, checker, prompts=pipe.prompts, settings=settings)
 

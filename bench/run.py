@@ -221,7 +221,27 @@ def evaluate_files(paths: Sequence[str], *, models_toml: str | None, nli: str | 
     for r in results:
         r["evaluator_nli"] = desc["nli"]
         r["evaluator_threshold"] = desc["threshold"]
+        r["self_evaluated"] = same_family(r.get("checker"), desc["nli"])
+        if r["self_evaluated"]:
+            log.warning("%s on %s was checked by %s, a sibling of the evaluator %s: its citation scores say the "
+                        "pipeline agrees with itself, not that a careful reader would (`vericite bench support`)",
+                        r["method"], r["dataset"], r.get("checker"), desc["nli"])
     return {"evaluator": desc, "results": results}
+
+
+def same_family(checker: str | None, evaluator: str) -> bool:
+    """Whether a pipeline's ``checker`` and the ``evaluator`` are one checker or siblings: the same
+    model name once guards ("+number-guard"), quantization ("-int8") and the last tag are removed
+    (``nli-minilm-l6-bin-int8+number-guard`` and ``nli-minilm-l6-hn-int8`` are both
+    ``nli-minilm-l6``)."""
+    if not checker:
+        return False
+
+    def family(name: str) -> str:
+        base = name.split("+")[0].removesuffix("-int8").removesuffix("-fp16")
+        return "-".join(base.split("-")[:3])
+
+    return family(checker) == family(evaluator)
 
 
 # -- report ------------------------------------------------------------------------------------
@@ -253,6 +273,11 @@ def markdown_table(evaluation: dict) -> str:
                  r["citation_recall"], r["citation_precision"], r["citation_f1"], r.get("correctness"),
                  r.get("correctness_metric") or "-", r["statements_per_answer"], r.get("seconds_per_item")]
         lines.append("| " + " | ".join(_fmt(c) for c in cells) + " |")
+    own = sorted({f"{r['method']} ({r.get('checker')})" for r in evaluation["results"] if r.get("self_evaluated")})
+    if own:
+        lines += ["", f"**Self-evaluated**: {', '.join(own)} checked by the evaluator's own checker or a sibling of it: "
+                      "their citation scores say the pipeline agrees with itself, not that a careful reader would "
+                      "(`vericite bench support` scores the verify step against readers' labels)."]
     return "\n".join(lines) + "\n"
 
 

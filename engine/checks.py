@@ -23,6 +23,7 @@ import numpy as np
 
 from . import records as R
 from .citations import invalid_citations, parse_citations, strip_citations
+from .entities import unsupported_names
 from .grading import grade, is_verbatim
 from .onnx_scorer import require_finite
 from .records import Document, StageTrace, Statement
@@ -59,6 +60,8 @@ class Claim:
     rewritten: bool = False
     #: (citations, premise) to try when the written citations do not carry it (``recite``)
     alternatives: tuple[tuple[tuple[int, ...], str], ...] = ()
+    #: every document's title, in document order: the entity guard reads the cited ones with the premise
+    titles: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -111,7 +114,8 @@ def answer_claims(stage: str, text: str, documents: Sequence[Document], lang: st
                 others = [j for j in range(1, len(documents) + 1) if j not in cites]
                 alts = tuple(((j,), documents[j - 1].text) for j in others) + tuple(
                     ((*cites, j), "\n".join((*texts, documents[j - 1].text))) for j in others)
-            out.append(Claim(stage, clean, cites, sent, premise, texts if len(texts) > 1 else (), alternatives=alts))
+            out.append(Claim(stage, clean, cites, sent, premise, texts if len(texts) > 1 else (), alternatives=alts,
+                             titles=tuple(d.title for d in documents)))
     return out
 
 
@@ -130,6 +134,7 @@ def joint_fact_claims(stage: str, text: str, cited: Sequence[tuple[int, Document
     repeated in the same extraction (case and spacing aside) is checked once."""
     numbers = tuple(n for n, _ in cited)
     texts = tuple(d.text for _, d in cited)
+    titles = tuple(dict(cited)[n].title if n in dict(cited) else "" for n in range(1, max(numbers) + 1))
     out: list[Statement | Claim] = []
     seen: set[str] = set()
     for sent in split_statements(text, lang):
@@ -141,7 +146,7 @@ def joint_fact_claims(stage: str, text: str, cited: Sequence[tuple[int, Document
         if len(fact.split()) < min_words:
             out.append(Statement(stage, fact, numbers, R.DROPPED_FRAGMENT, None, fact))
         else:
-            out.append(Claim(stage, fact, numbers, fact, "\n".join(texts), texts if len(texts) > 1 else ()))
+            out.append(Claim(stage, fact, numbers, fact, "\n".join(texts), texts if len(texts) > 1 else (), titles=titles))
     return out
 
 
@@ -159,17 +164,22 @@ class Verifier:
             three or more, against all but each one): its score is the best of the joint and the
             single-document scores, and a citation that does not carry it is removed (ALCE's
             precision rule: not entailing alone while the others entail without it).
+        entity_guard: a pair whose hypothesis names what its documents (texts and titles) never
+            name (:mod:`~vericite.engine.entities`) scores at most just below ``threshold``,
+            whatever the checker says: such a claim is at most partial (grade 3 when the
+            checker's score reaches the third band: kept with a mark only in lenient mode).
     """
 
     def __init__(self, checker: Checker, *, threshold: float, schedule: str,
                  grade_bands: tuple[float, float, float] | None = None, lenient: bool = False,
-                 cite_each: bool = False):
+                 cite_each: bool = False, entity_guard: bool = False):
         self.checker = checker
         self.threshold = threshold
         self.lenient = lenient and grade_bands is not None
         self.schedule = schedule if hasattr(checker, "submit") else "sequential"
         self.grade_bands = grade_bands
         self.cite_each = cite_each
+        self.entity_guard = entity_guard
 
     def pairs(self, claim: Claim) -> list[tuple[str, str]]:
         """The (premise, hypothesis) pairs one claim is scored on: the joint premise, then with
@@ -181,6 +191,31 @@ class Verifier:
                 out += [("\n".join(p for j, p in enumerate(claim.premises) if j != i), claim.text)
                         for i in range(len(claim.premises))]
         return out + [(premise, claim.text) for _, premise in claim.alternatives]
+
+    def pair_citations(self, claim: Claim) -> list[tuple[int, ...]]:
+        """The documents behind each of :meth:`pairs` (same order)."""
+        cites = claim.citations
+        out = [cites]
+        if self.cite_each and len(claim.premises) > 1:
+            out += [(c,) for c in cites]
+            if len(claim.premises) > 2:
+                out += [tuple(c for j, c in enumerate(cites) if j != i) for i in range(len(cites))]
+        return out + [c for c, _ in claim.alternatives]
+
+    def guarded(self, claim: Claim, probs: list[float]) -> tuple[list[float], list[str]]:
+        """``probs`` of the claim's :meth:`pairs` with the entity guard applied (capped just below
+        the threshold where the pair's documents never name one of the claim's names), and the
+        names its written citations lack (empty: the guard passed them or is off)."""
+        if not self.entity_guard:
+            return probs, []
+        out, missed = [], []
+        for k, ((premise, hyp), cites) in enumerate(zip(self.pairs(claim), self.pair_citations(claim))):
+            titles = "\n".join(claim.titles[c - 1] for c in cites if 0 < c <= len(claim.titles))
+            missing = unsupported_names(f"{titles}\n{premise}", hyp)
+            out.append(min(probs[k], self.threshold - 1e-4) if missing else probs[k])
+            if k == 0:
+                missed = missing
+        return out, missed
 
     def _decide(self, claim: Claim, probs: Sequence[float]) -> tuple[float, tuple[int, ...], tuple[int, ...],
                                                                      tuple[int, ...]]:
@@ -272,8 +307,12 @@ class Verifier:
                 out.append(x)
                 continue
             n = len(self.pairs(x))
-            p, kept, removed, added = self._decide(x, [float(v) for v in probs[at:at + n]])
+            scored, missing = self.guarded(x, [float(v) for v in probs[at:at + n]])
             at += n
+            if missing:
+                trace.notes.append(f"entity guard: {x.raw!r}: {', '.join(missing)} not in document(s) "
+                                   f"{list(x.citations)}")
+            p, kept, removed, added = self._decide(x, scored)
             g = grade(p, self.grade_bands, verbatim=is_verbatim(x.premise, x.text)) if self.grade_bands else None
             passed = p >= self.threshold or (self.lenient and g == 3)
             out.append(Statement(x.stage, x.text, kept, ok if passed else ko, round(p, 4), x.raw, g,

@@ -12,7 +12,8 @@ fact, citing document i) that has a number, and every document j it does not cit
    the same claim with another number.
 
 So a document that merely mentions other years about other things is no conflict, and one that
-states both numbers is none either.
+states both numbers is none either; nor is a sentence about another subject (it names what the claim
+does not while its document never names the claim's own names: :func:`another_subject`).
 
 A document that tells the same event without naming its subject ("after its launch in 2001 the
 service ...": the brief's document 3) rarely reaches the threshold, since the claim names what the
@@ -43,6 +44,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .content import stems
+from .entities import unsupported_names
 from .guard import numbers
 from .records import Document, Statement
 from .relevance import words
@@ -100,6 +102,20 @@ class _Candidate:
     rewritten: str
 
 
+_PERSON = re.compile(r"^\W*(he|she|his|her|он|она|его|её|ее)\b", re.I)
+
+
+def another_subject(claim: str, sentence: str, document: str, title: str = "") -> bool:
+    """Whether ``sentence`` of ``document`` (its title and text) tells about something other than
+    ``claim``: it names what the claim does not (a sentence opening with "He"/"She" names its
+    document's ``title``), and the document never names the claim's own names ("Porcaro was
+    inducted ... in 1993", or "He was inducted ..." in the document titled "Jeff Porcaro", against
+    "Neil Peart was inducted ... in 1983"). A sentence that leaves its subject unnamed ("after its
+    launch in 2001 the service ...") is not."""
+    named = f"{title} {sentence}" if title and _PERSON.match(sentence) else sentence
+    return bool(unsupported_names(claim, named)) and bool(unsupported_names(f"{title}\n{document}", claim))
+
+
 def candidates(verified: Sequence[Statement], documents: Sequence[Document], lang: str = "en") -> list[_Candidate]:
     """The rewritten claims to check (step 1-2 of the module docstring), in order."""
     sentences = [split_sentences(d.text, lang) for d in documents]
@@ -117,6 +133,8 @@ def candidates(verified: Sequence[Statement], documents: Sequence[Document], lan
             # a conflicting statement is about the same thing: the sentences sharing the most words
             # with the claim give the first candidates (else a long document's first numbers crowd it out)
             for t in sorted(sents, key=lambda t: -len(own & set(words(t)))):
+                if another_subject(s.text, t, documents[j - 1].text, documents[j - 1].title):
+                    continue
                 for m in _NUM.finditer(t):
                     v = _norm(m.group(0))
                     same = [(tok, val) for tok, val in mine if number_kind(val) == number_kind(v)]

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import logging
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -23,7 +24,7 @@ log = logging.getLogger(__name__)
 def _load(path: Path) -> tuple[bool, Any]:
     """(True, the value) for a file that is one JSON value, else (False, [(line, value)]) of its JSONL lines."""
     try:
-        text = path.read_text(encoding="utf-8")
+        text = path.read_text(encoding="utf-8-sig")  # a byte-order mark is no part of the JSON
     except FileNotFoundError as e:
         raise InputError(f"file not found: {path}") from e
     except IsADirectoryError as e:
@@ -72,6 +73,27 @@ def read_json_or_jsonl(path: str | Path) -> list[Any] | dict:
     """
     whole, value = _load(Path(path))
     return value if whole else [r for _, r in value]
+
+
+def as_documents(items: Sequence[Any]) -> list[Document]:
+    """Documents as a caller has them: :class:`Document` s, plain strings (no title) or
+    ``{"title", "text"}`` dicts, in order (they are cited by position, 1-based).
+
+    Raises:
+        InputError: ``items`` is a single string or not a sequence, or an item is none of these.
+    """
+    if isinstance(items, (str, bytes)) or not isinstance(items, Sequence):
+        raise InputError(f"documents must be a list (of strings, {{title, text}} objects or Documents), "
+                         f"got {type(items).__name__}")
+    out = []
+    for n, raw in enumerate(items, start=1):
+        if isinstance(raw, Document):
+            out.append(raw)
+        elif isinstance(raw, str):
+            out.append(Document("", raw))
+        else:
+            out.append(_as_document(raw, f"document {n}"))
+    return out
 
 
 def _as_document(raw: Any, where: str) -> Document:

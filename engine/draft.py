@@ -8,7 +8,8 @@ warnings added:
 2. :func:`add_nothing`   a sentence saying what no verified sentence says fails;
 3. :func:`strict`        failing sentences removed (or only reported), the verified sentences as fallback;
 4. :func:`put_back_statements` / :func:`put_back_facts`  verified sentences the merge lost, put back, checked;
-5. :func:`lenient_marks` citations that support their sentence only partly marked ``[3*]``.
+5. :func:`lenient_marks` citations that support their sentence only partly marked ``[3*]``;
+6. :func:`marks_before_stop` "... the Police. [4]" shown as "... the Police [4]."
 
 A rule that a setting turns off returns its draft unchanged. A new rule is one function added to
 :data:`RULES`; it reads the draft and :class:`Facts`, never the pipeline.
@@ -285,8 +286,26 @@ def lenient_marks(d: Draft, f: Facts) -> Draft:
     return replace(d, blocks=tuple(b.revise(changed) for b in d.blocks)) if changed else d
 
 
+_MARKS_AFTER_STOP = re.compile(r"^(?P<body>.*?\w)(?P<stop>[.!?…]+)\s*(?P<marks>(?:\[[\d,\s*]+\]\s*)+)$", re.S)
+
+
+def marks_before_stop(d: Draft, f: Facts) -> Draft:
+    """Citation marks written after a sentence's full stop ("... is the Police. [4]") move before
+    it ("... is the Police [4]."): readers and ALCE-style evaluators take a mark after the stop as
+    the next sentence's."""
+    changed: dict[int, Statement] = {}
+    for s in d.sentences:
+        m = _MARKS_AFTER_STOP.match(s.raw)
+        if m:
+            marks = re.sub(r"\]\s*\[", "][", m.group("marks").strip())
+            marks = marks if "*" in marks else merge_adjacent(marks)
+            changed[id(s)] = replace(s, raw=f"{m.group('body')} {marks}{m.group('stop')}")
+    return replace(d, blocks=tuple(b.revise(changed) for b in d.blocks)) if changed else d
+
+
 #: stage 3's rules, in the order they run
-RULES: tuple[Rule, ...] = (final_check, add_nothing, strict, put_back_statements, put_back_facts, lenient_marks)
+RULES: tuple[Rule, ...] = (final_check, add_nothing, strict, put_back_statements, put_back_facts, lenient_marks,
+                           marks_before_stop)
 
 
 def apply(d: Draft, f: Facts, rules: Sequence[Rule] = RULES) -> Draft:

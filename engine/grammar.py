@@ -6,9 +6,18 @@
 """
 from __future__ import annotations
 
+import re
 from typing import Collection
 
 YES_NO = 'root ::= "Yes" | "No"'
+
+_NO = re.compile(r"^\W*(?:answer\s*:\W*|ответ\s*:\W*)?(no|нет)\b", re.I)
+
+
+def says_no(reply: str) -> bool:
+    """Whether a gate reply says "No": the authors' rule (anything else is Yes) read without its
+    grammar, so "no.", "NO", "Answer: No", "**No**" and "Нет" are No too."""
+    return bool(_NO.match(reply))
 
 
 def citation_grammar(n_docs: int, *, max_sentences: int = 6, max_citations: int = 3,

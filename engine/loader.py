@@ -9,7 +9,7 @@ from typing import NoReturn
 from . import settings as S
 from .batching import DynamicBatcher
 from .checkers import load_checker
-from .errors import ConfigError, ModelFileError
+from .errors import ConfigError, InferenceError, ModelFileError
 from .llm import LlamaCppLLM
 from .models import Registry, fix_hint, verify
 from .nli_cache import ScoreCache
@@ -40,7 +40,8 @@ def build_pipeline(*, llm: str | None = None, nli: str | None = None, models_tom
                    prompts: str | None = None, n_ctx: int | None = None, threads: int | None = None,
                    gpu_layers: int = 0, nli_threads: int | None = None, nli_cache: str | None = None,
                    reuse_prefix: bool = True, chat_format: str | None = None, lazy_grammar: bool = True,
-                   draft_tokens: int = 0, overrides_origin: str = "argument", **overrides) -> VeriCite:
+                   draft_tokens: int = 0, load_llm: bool = True, overrides_origin: str = "argument",
+                   **overrides) -> VeriCite:
     """Load the LLM and the checker named in models.toml (defaults when None) into a pipeline.
 
     ``nli`` None or "auto" also routes by language: for each language in models.toml's
@@ -68,7 +69,8 @@ def build_pipeline(*, llm: str | None = None, nli: str | None = None, models_tom
     ``lazy_grammar`` does not apply there and ``draft_tokens > 0`` is an error. ``overrides`` replace :class:`~vericite.engine.settings.Settings`
     fields whose value is not None (e.g. threshold=0.7, schedule="sequential"); ``overrides_origin``
     "flag" makes a bad value's error name its command-line flag. ``prompts`` is the ``prompts``
-    setting (kept as a named argument for callers).
+    setting (kept as a named argument for callers). ``load_llm=False`` loads no LLM: a
+    :class:`NoLLM` stands in (the LLM entry's profile still applies), for work that only checks.
 
     Raises:
         ConfigError: unknown model name, bad profile or prompt set.
@@ -99,17 +101,21 @@ def build_pipeline(*, llm: str | None = None, nli: str | None = None, models_tom
             except ModelFileError as e:  # the default checker still answers, with its language warning
                 log.warning("%r questions fall back to %s: %s", lang, nli_spec.name, e)
                 routes = {k: v for k, v in routes.items() if v.name != spec.name}
-        log.info("loading %s", llm_spec.name)
-        lm = _load_llm(llm_spec, n_ctx=n_ctx, threads=threads or default_llm_threads(nli_threads),
-                       gpu_layers=gpu_layers, reuse_prefix=reuse_prefix, chat_format=chat_format,
-                       lazy_grammar=lazy_grammar, draft_tokens=draft_tokens)
+        if load_llm:
+            log.info("loading %s", llm_spec.name)
+            lm = _load_llm(llm_spec, n_ctx=n_ctx, threads=threads or default_llm_threads(nli_threads),
+                           gpu_layers=gpu_layers, reuse_prefix=reuse_prefix, chat_format=chat_format,
+                           lazy_grammar=lazy_grammar, draft_tokens=draft_tokens)
+        else:
+            lm = NoLLM(n_ctx or llm_spec.context)
     except ModelFileError as e:
         close_all()
         _raise_with_hint(e, llm_spec)
     except BaseException:
         close_all()
         raise
-    lm.name, lm.sha256 = llm_spec.name, llm_spec.sha256 or None
+    if load_llm:
+        lm.name, lm.sha256 = llm_spec.name, llm_spec.sha256 or None
 
     def pipeline(spec) -> VeriCite:
         return VeriCite(lm, checkers[spec.name], prompts=prompt_set, settings=resolved[spec.name])
@@ -170,3 +176,30 @@ def _raise_with_hint(e: ModelFileError, spec) -> NoReturn:
     if hint in str(e):
         raise e
     raise ModelFileError(f"{e}; {hint}") from e
+
+
+class NoLLM:
+    """Stands where the pipeline's LLM does when only checks run (``build_pipeline(load_llm=False)``):
+    token counts are ~4 characters per token (they only size prompts, never sent); any call raises.
+
+    Raises (chat, yes_probability):
+        InferenceError: always (a call means the caller ran more than checks).
+    """
+
+    name = "none"
+    sha256 = None
+
+    def __init__(self, n_ctx: int = 4096):
+        self.n_ctx = n_ctx
+
+    def chat(self, messages, *, max_tokens, purpose, grammar=None):
+        raise InferenceError(f"no LLM is loaded (load_llm=False); the pipeline asked it for {purpose!r}")
+
+    def yes_probability(self, messages, *, purpose):
+        raise InferenceError(f"no LLM is loaded (load_llm=False); the pipeline asked it for {purpose!r}")
+
+    def count_tokens(self, text: str) -> int:
+        return len(text) // 4 + 1
+
+    def truncate(self, text: str, max_tokens: int) -> tuple[str, bool]:
+        return (text, False) if self.count_tokens(text) <= max_tokens else (text[: 4 * max_tokens], True)

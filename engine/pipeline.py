@@ -23,9 +23,10 @@ from .content import content_free
 from .citations import merge_adjacent
 from .conflicts import Conflict, find_conflicts
 from .draft import Draft, with_citations
+from .docs import as_documents
 from .errors import InputError
 from .fitting import fit_document, fit_documents, prompt_budget, warn_once
-from .grammar import YES_NO, citation_grammar
+from .grammar import YES_NO, citation_grammar, says_no
 from .instructions import find_instructions, without_instructions
 from .language import MIN_CONFIDENCE, detect, detect_or
 from .prompts import PromptSet, completion_prompt
@@ -146,7 +147,8 @@ class VeriCite:
         self.routes = dict(routes or {})
         s = self._settings
         self._verifier = Verifier(checker, threshold=s.threshold, schedule=s.schedule, grade_bands=s.grade_bands,
-                                  lenient=s.strictness == "lenient", cite_each=s.cite_each)
+                                  lenient=s.strictness == "lenient", cite_each=s.cite_each,
+                                  entity_guard=s.entity_guard)
 
     @property
     def settings(self) -> Settings:
@@ -154,22 +156,25 @@ class VeriCite:
         return self._settings
 
     # -- the method -------------------------------------------------------------------------
-    def answer(self, question: str, documents: Sequence[Document], *, hooks: Hooks | None = None) -> VerifiedAnswer:
+    def answer(self, question: str, documents: Sequence[Document | str | dict], *,
+               hooks: Hooks | None = None) -> VerifiedAnswer:
         """Run the three stages and stage 3's rules: the method, in one place.
 
         Args:
             question: the user's question (non-empty).
-            documents: the retrieved passages, cited 1-based in this order.
+            documents: the retrieved passages, cited 1-based in this order: :class:`Document` s,
+                plain strings or ``{"title", "text"}`` dicts.
             hooks: called as the stages end (:class:`Hooks`; the service streams from them).
 
         Returns:
             VerifiedAnswer: the final answer text (citations merged, e.g. "[1, 2]") and the trace.
 
         Raises:
-            InputError: empty question or no documents.
+            InputError: empty question, no documents, a document without text or of another type.
             InferenceError: an LLM or NLI call failed.
         """
         hooks = hooks or Hooks()
+        documents = as_documents(documents)
         pipe = self.route(question, documents)  # a checker that reads the question's language
         q = pipe.prepare(question, documents)   # input checks, language, documents as the LLM sees them
         answer = pipe.stage1_answer(q)          # initial answer; each statement's check submitted
@@ -198,13 +203,13 @@ class VeriCite:
         if prompts is None and new.prompts != self.settings.prompts:
             prompts = PromptSet.load(new.prompts)
         routes = {lang: r.with_settings(replace(r.settings, **diff)) for lang, r in self.routes.items()}
-        return VeriCite(self.llm, self.checker, prompts=prompts or self.prompts, settings=new, routes=routes)
+        return type(self)(self.llm, self.checker, prompts=prompts or self.prompts, settings=new, routes=routes)
 
     def with_llm(self, llm: LLM) -> VeriCite:
         """This pipeline and its routes with another LLM (a view of the shared one: a request's,
         a batching session's); settings, checker and prompts unchanged."""
         routes = {lang: r.with_llm(llm) for lang, r in self.routes.items()}
-        return VeriCite(llm, self.checker, prompts=self.prompts, settings=self.settings, routes=routes)
+        return type(self)(llm, self.checker, prompts=self.prompts, settings=self.settings, routes=routes)
 
     def route(self, question: str, documents: Sequence[Document] = ()) -> VeriCite:
         """The pipeline that answers this question: this one, or when its checker does not read the
@@ -217,6 +222,12 @@ class VeriCite:
             return self
         log.info("a %r question: checked by %s", lang, self.routes[lang].checker.name)
         return self.routes[lang]
+
+    def __enter__(self) -> VeriCite:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
 
     def close(self) -> None:
         """Stop the checkers' batchers (this pipeline's and its routes'); the LLM stays loaded."""
@@ -241,7 +252,11 @@ class VeriCite:
             raise InputError("the question is empty")
         if not documents:
             raise InputError("no documents given")
-        empty = [i for i, d in enumerate(documents, start=1) if not d.text.strip()]
+        _valid_unicode("the question", text)
+        for i, d in enumerate(documents, start=1):
+            _valid_unicode(f"document [{i}]'s title", d.title)
+            _valid_unicode(f"document [{i}]", d.text)
+        empty = [i for i, d in enumerate(documents, start=1) if not _INVISIBLE.sub("", d.text).strip()]
         if empty:
             raise InputError(f"document(s) {empty} have no text: nothing could be checked against them; remove "
                              "them or give them text (documents are cited by their position)")
@@ -333,7 +348,7 @@ class VeriCite:
         """Document ``i`` after its gate: nothing more when judged not useful, else its extraction,
         whose facts are submitted for checking against it."""
         trace.llm_calls.append(gate)
-        if gate.text.strip().startswith("No"):  # the authors' rule: anything else counts as Yes
+        if says_no(gate.text):  # the authors' rule: anything else counts as Yes
             trace.notes.append(f"document [{i}] judged not useful")
             return DocumentEvidence((i,), gate, None)
         ext = self._chat(q, q.prompts.messages("extract", question=q.text, docs=text), step="extract",
@@ -670,6 +685,20 @@ def linked_pairs(question: str, documents: Sequence[tuple[int, str]], limit: int
     found = {n: names(t) - asked for n, t in documents}
     scored = [(len(found[a] & found[b]), a, b) for k, (a, _) in enumerate(documents) for b, _ in documents[k + 1:]]
     return [(a, b) for n, a, b in sorted(scored, key=lambda x: (-x[0], x[1], x[2])) if n > 0][:limit]
+
+
+#: zero-width and byte-order characters: a document of only these has no text
+_INVISIBLE = re.compile("[\u200b\u200c\u200d\u2060\ufeff]")
+
+
+def _valid_unicode(what: str, text: str) -> None:
+    """Raises InputError when ``text`` holds a lone surrogate (valid in JSON as "\\ud800", not a
+    character): no tokenizer or checker can read it, and it must never reach a shared batch."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as e:
+        raise InputError(f"{what} holds invalid Unicode (a lone surrogate {text[e.start]!r} at character "
+                         f"{e.start}); send UTF-8 text") from None
 
 
 def _drop_unfinished_tail(text: str) -> tuple[str, str]:

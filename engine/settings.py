@@ -169,6 +169,9 @@ class Settings:
     cite_each: bool = setting(True, "a sentence citing several documents is also scored against each alone: it passes "
                                     "if the joint or one alone entails it, and a citation that does not carry it is "
                                     "removed (ALCE's precision rule)", kind="bool", flag=True)
+    entity_guard: bool = setting(True, "a claim that names what its cited documents (texts and titles) never name fails "
+                                       "its check, the question's own names included (engine/entities.py): a checker "
+                                       "scores such claims as entailed, careful readers do not", kind="bool", flag=True)
     recite: bool = setting(False, "a stage-1 or final sentence its citations do not carry is checked against each other "
                                   "document alone, then its cited ones plus one other, and kept with the citations "
                                   "that carry it (a wrong number, a two-hop claim cited with one document)",

@@ -200,6 +200,9 @@ class TrainConfig:
     qa_window: int | None = 600      # QA premises cut to whole sentences within this many characters
     qa_edits: int = 1                # hard negatives per QA sentence (different kinds)
     qa_two_doc: bool = False         # add a stage-1-style positive (distractor start + own paragraph)
+    claims: str | None = None        # support-labelled claims (shared/data/support/claims_dev.jsonl format)
+    claims_items: str = "even"       # "even" | "odd" | "all": items (by index parity) whose claims are trained on
+    claims_repeat: int = 1           # each claim pair this many times (the set is small)
     embed_frac: float = 0.5          # fraction of NLI premises embedded in 200-900 chars of other premises
     epochs: int = 5
     batch: int = 64
@@ -271,12 +274,12 @@ def seeded_sample(rows: Sequence, n: int | None, seed: int, key: str,
 
 def _embed_premises(rows: list[dict], frac: float, rng: random.Random, pool: Sequence[str]) -> list[dict]:
     """Put a fraction of premises among 200-900 characters of unrelated premises (uniform length,
-    random position). QA rows (already paragraphs) are left alone."""
+    random position). QA and claim rows (already whole documents) are left alone."""
     if frac <= 0 or not pool:
         return rows
     out = []
     for r in rows:
-        if r["source"].startswith("qa") or rng.random() >= frac:
+        if r["source"].startswith(("qa", "claims")) or rng.random() >= frac:
             out.append(r)
             continue
         target = rng.randint(200, 900)
@@ -345,6 +348,11 @@ def build_training_data(cfg: TrainConfig) -> tuple[list[dict], dict[str, Any], l
         summary["qa"] = {"file": str(cfg.qa), "items": cfg.qa_items, "sentences_per_item": cfg.qa_sentences,
                          "window_chars": cfg.qa_window, "edits_per_sentence": cfg.qa_edits,
                          "two_doc_positive": cfg.qa_two_doc, "pairs": len(pairs), "hard_negatives": len(qa_edits)}
+    if cfg.claims:
+        made = claim_pairs(cfg.claims, cfg.claims_items)
+        rows.extend(dict(r) for r in made for _ in range(max(1, cfg.claims_repeat)))
+        summary["claims"] = {"file": str(cfg.claims), "items": cfg.claims_items, "repeat": cfg.claims_repeat,
+                             "pairs": len(made), "positives": sum(r["label"] for r in made)}
     counts: dict[str, int] = {}
     for r in rows:
         counts[r["source"]] = counts.get(r["source"], 0) + 1
@@ -352,6 +360,36 @@ def build_training_data(cfg: TrainConfig) -> tuple[list[dict], dict[str, Any], l
     summary["pairs"] = len(rows)
     summary["positives"] = sum(r["label"] for r in rows)
     return rows, summary, edits
+
+
+def claim_pairs(path: str | Path, items: str = "even") -> list[dict]:
+    """Training pairs from careful readers' claim-support labels: premise = the cited documents'
+    texts joined by newlines (the pipeline's premise), hypothesis = the claim, label 1 only for
+    ``supported`` (``partial`` is not). A claim citing several documents whose ``per_doc`` says a
+    document alone supports none of it also gives that pair as a negative. ``items``: "even" /
+    "odd" keeps the claims of items whose index has that parity (the other half stays a test),
+    "all" keeps every claim.
+
+    Raises:
+        ValueError: ``items`` is none of these.
+    """
+    if items not in ("even", "odd", "all"):
+        raise ValueError(f"claims items must be even, odd or all, got {items!r}")
+    out = []
+    for line in Path(path).read_text(encoding="utf-8").splitlines():
+        if not line.strip():
+            continue
+        r = json.loads(line)
+        if items != "all" and int(r["index"]) % 2 != (items == "odd"):
+            continue
+        texts = {d["n"]: d["text"] for d in r["documents"]}
+        premise = "\n".join(texts[c] for c in r["cited"] if c in texts)
+        out.append({"premise": premise, "hypothesis": r["claim"], "label": int(r["label"] == "supported"),
+                    "source": "claims"})
+        for n, part in (r.get("per_doc") or {}).items():
+            if part == "none" and int(n) in texts and len(r["cited"]) > 1:
+                out.append({"premise": texts[int(n)], "hypothesis": r["claim"], "label": 0, "source": "claims-per-doc"})
+    return out
 
 
 # ------------------------------------------------------------------------------------------------
@@ -604,7 +642,7 @@ def train(cfg: TrainConfig, *, command: str | None = None) -> dict[str, Any]:
         raise ValueError("no training pairs")
     evals = {n: seeded_sample(load_set(n, _data_dir(cfg)), cfg.eval_limit, cfg.seed, "eval:" + n)[0]
              for n in cfg.eval_sets}
-    premise_pool = sorted({r["premise"] for r in rows if not r["source"].startswith("qa")})
+    premise_pool = sorted({r["premise"] for r in rows if not r["source"].startswith(("qa", "claims"))})
 
     steps_per_epoch = math.ceil(len(rows) / cfg.batch)
     total_steps = steps_per_epoch * cfg.epochs
@@ -758,6 +796,10 @@ def build_parser() -> argparse.ArgumentParser:
     ap.add_argument("--qa-window", type=int, default=600, help="QA premise characters (0 = whole paragraph)")
     ap.add_argument("--qa-edits", type=int, default=1, help="hard negatives per QA sentence")
     ap.add_argument("--qa-two-doc", action="store_true", help="add a stage-1-style positive per QA sentence")
+    ap.add_argument("--claims", help="support-labelled claims JSONL (shared/data/support/claims_dev.jsonl) to train on")
+    ap.add_argument("--claims-items", default="even", choices=["even", "odd", "all"],
+                    help="items (by index parity) whose claims are trained on; keep the other half as a test")
+    ap.add_argument("--claims-repeat", type=int, default=1, help="each claim pair this many times")
     ap.add_argument("--embed-frac", type=float, default=0.5)
     ap.add_argument("--epochs", type=int, default=5)
     ap.add_argument("--batch", type=int, default=64)
@@ -791,7 +833,8 @@ def main(argv: list[str] | None = None) -> int:
         extra_sets=tuple(s for s in args.extra_sets.split(",") if s), eval_sets=tuple(s for s in args.eval_sets.split(",") if s),
         eval_limit=args.eval_limit, max_pairs=args.max_pairs, hard_negatives=args.hard_negatives,
         hn_kinds=tuple(k for k in args.hn_kinds.split(",") if k), qa=args.qa, qa_items=args.qa_items,
-        qa_sentences=args.qa_sentences, qa_window=args.qa_window or None, qa_edits=args.qa_edits, qa_two_doc=args.qa_two_doc, embed_frac=args.embed_frac, epochs=args.epochs, batch=args.batch,
+        qa_sentences=args.qa_sentences, qa_window=args.qa_window or None, qa_edits=args.qa_edits, qa_two_doc=args.qa_two_doc, claims=args.claims,
+        claims_items=args.claims_items, claims_repeat=args.claims_repeat, embed_frac=args.embed_frac, epochs=args.epochs, batch=args.batch,
         lr=args.lr, warmup=args.warmup, weight_decay=args.weight_decay, max_len=args.max_len,
         freeze_word_embeddings=args.freeze_word_embeddings,
         max_steps=args.max_steps, keep=args.keep, save_epochs=args.save_epochs, seed=args.seed, device=args.device, threads=args.threads,

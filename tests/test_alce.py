@@ -471,3 +471,20 @@ def test_gate_calibration_auc_and_relative_scores():
     # item 1's scores are all high, item 2's all low: relative scores put each item's best at 1
     rows = [{"item": 1, "p_yes": 0.9}, {"item": 1, "p_yes": 0.45}, {"item": 2, "p_yes": 0.2}, {"item": 2, "p_yes": 0.1}]
     assert relative_scores(rows).tolist() == [1.0, 0.5, 1.0, 0.5]
+
+
+def test_eval_names_a_self_evaluated_method():
+    from vericite.bench.run import same_family
+
+    assert same_family("nli-minilm-l6-bin-int8+number-guard", "nli-minilm-l6-hn-int8")
+    assert same_family("nli-minilm-l6-bin-int8", "nli-minilm-l6-bin-int8")
+    assert not same_family("nli-me5-small-ru-int8+number-guard", "nli-minilm-l6-bin-int8")
+    assert not same_family(None, "nli-minilm-l6-bin-int8")
+    res = [{"dataset": "hotpotqa", "method": "vericite", "checker": "nli-minilm-l6-bin-int8+number-guard", "items": 1,
+            "answered": 100.0, "citation_recall": 90.0, "citation_precision": 90.0, "citation_f1": 90.0,
+            "statements_per_answer": 2.0, "self_evaluated": True},
+           {"dataset": "hotpotqa", "method": "vanilla", "checker": None, "items": 1, "answered": 100.0,
+            "citation_recall": 30.0, "citation_precision": 30.0, "citation_f1": 30.0, "statements_per_answer": 1.0,
+            "self_evaluated": False}]
+    md = markdown_table({"evaluator": {"nli": "nli-minilm-l6-hn-int8", "threshold": 0.5}, "results": res})
+    assert "**Self-evaluated**: vericite (nli-minilm-l6-bin-int8+number-guard)" in md and "vanilla (" not in md

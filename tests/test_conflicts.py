@@ -19,12 +19,13 @@ DOCS = [
 
 
 def scripted(p_new: float):
-    """P = ``p_new`` for a claim with a year other than 2000 read against another document, 1.0 for
+    """P = ``p_new`` for a claim without 2000, 1983 or 2005 read against another document, 1.0 for
     a document stating the claim verbatim, else 0.0 (so the original never holds elsewhere)."""
     def scores(pairs):
         out = []
         for premise, hypothesis in pairs:
-            out.append(1.0 if hypothesis in premise else p_new if "2000" not in hypothesis else 0.0)
+            out.append(1.0 if hypothesis in premise else p_new if not any(y in hypothesis for y in ("2000", "1983", "2005"))
+                       else 0.0)
         return np.array(out, dtype=np.float32)
     return scores
 
@@ -149,3 +150,25 @@ def test_a_restated_conflict_stands_when_a_number_blind_checker_entails_the_clai
     assert [(c.other_document, c.value, c.other_value, c.basis) for c in found] == [(2, "7", "15", "restated")]
     # C states the claim with 7 itself: its "Families" sentence is another book, not the claim restated
     assert all(c.other_document != 3 for c in found)
+
+
+def test_a_sentence_about_another_subject_is_no_conflict():
+    """The demo's Hall-of-Fame lines: another drummer's year is not a conflict with Peart's."""
+    claim = Statement("evidence", "Neil Peart was inducted into the Modern Drummer Hall of Fame in 1983.", (1,), "kept", 0.9)
+    docs = [Document("Neil Peart", claim.text),
+            Document("Jeff Porcaro", "Porcaro was inducted into the Modern Drummer Hall of Fame in 1993."),
+            Document("Rush", "The drummer was inducted into the Modern Drummer Hall of Fame in 1993.")]
+    found = find_conflicts([claim], docs, scripted(0.9), 0.7, "en")  # the checker entails both rewrites
+    assert [c.other_document for c in found] == [3]  # document 2 names another drummer; 3 names none
+    # the same sentence naming Peart is about him: a conflict
+    docs[1] = Document("Jeff Porcaro", "Porcaro and Neil Peart were inducted into the Modern Drummer Hall of Fame in 1993.")
+    assert sorted(c.other_document for c in find_conflicts([claim], docs, scripted(0.9), 0.7, "en")) == [2, 3]
+
+
+def test_he_in_a_document_about_someone_else_is_another_subject():
+    claim = Statement("evidence", "Copeland was inducted into the Modern Drummer Hall of Fame in 2005.", (2,), "kept", 0.9)
+    docs = [Document("Jeff Porcaro", "He was posthumously inducted into the Modern Drummer Hall of Fame in 1993."),
+            Document("Stewart Copeland", claim.text),
+            Document("Interview", "After the launch in 1993 the drummer was inducted into the Modern Drummer Hall of Fame.")]
+    found = find_conflicts([claim], docs, scripted(0.9), 0.7, "en")
+    assert [c.other_document for c in found] == [3]  # "He" is Jeff Porcaro; document 3 names nobody else

@@ -211,7 +211,7 @@ def test_fakes_parallel_equals_sequential(gate):
                         settings=Settings(gate=gate, claim_words=0, parallel_docs=n))
         return pipe.answer(Q, ALL)
     seq = run(1)
-    assert len(seq.stages[1].notes) == 2  # two documents judged not useful
+    assert sum("judged not useful" in n for n in seq.stages[1].notes) == 2  # two documents
     for n in (2, 4, 8):
         par = run(n)
         assert par.answer == seq.answer and calls(par) == calls(seq) and verdicts(par) == verdicts(seq), n

@@ -286,3 +286,33 @@ def test_default_threads_never_exceed_the_cores(monkeypatch):
         nli = loader.default_nli_threads()
         assert nli >= 1 and loader.default_llm_threads(nli) >= 1
         assert nli + loader.default_llm_threads(nli) <= cores
+
+
+def test_invalid_unicode_and_invisible_documents_are_input_errors():
+    pipe = VeriCite(ScriptedLLM({}), WordChecker())
+    with pytest.raises(InputError, match=r"document \[2\] holds invalid Unicode"):
+        pipe.answer(Q, [DOCS[0], Document("t", "Rush \ud800 is a band.")])
+    with pytest.raises(InputError, match="the question holds invalid Unicode"):
+        pipe.answer("Who \udfff drummed?", DOCS)
+    with pytest.raises(InputError, match=r"document\(s\) \[1\] have no text"):
+        pipe.answer(Q, [Document("t", "\u200b\u200d\ufeff ")])
+
+
+def test_the_gate_reads_no_however_a_model_writes_it():
+    from vericite.engine.grammar import says_no
+
+    assert all(says_no(t) for t in ("No", "no.", "NO", "Answer: No", "**No**", "Нет", "Ответ: нет"))
+    assert not any(says_no(t) for t in ("Yes", "Nothing is said", "None", "Not sure", "Да"))
+    replies = {"answer": "Neil Peart was the drummer of Rush [1].", "gate": "**No**",
+               "refine": "Neil Peart was the drummer of Rush [1]."}
+    res = VeriCite(ScriptedLLM(replies), WordChecker(), settings=Settings(gate_grammar=False, claim_words=0)).answer(Q, DOCS)
+    assert not any(c.purpose.startswith("extract") for c in res.stages[1].llm_calls)
+
+
+def test_a_documents_file_with_a_byte_order_mark_is_read(tmp_path):
+    from vericite.engine.docs import load_input
+
+    path = tmp_path / "docs.json"
+    path.write_bytes(b"\xef\xbb\xbf" + '[{"title": "t", "text": "Rush is a band."}]'.encode())
+    question, docs = load_input(path, question="What is Rush?")
+    assert docs == [Document("t", "Rush is a band.")]

@@ -173,6 +173,15 @@ BAD = [
     ("an empty question", body(question="   "), 422, "question: empty"),
     ("a typo in a field", {**body(), "option": {}}, 422, "option"),
     ("an unknown option", body(options={"treshold": 0.4}), 422, "options.treshold: unknown option"),
+    ("a lone surrogate in a document",
+     b'{"question": "Who drummed?", "documents": [{"title": "t", "text": "Rush \\ud800 is a band."}]}', 422,
+     "document [1] holds invalid Unicode"),
+    ("a lone surrogate in the question",
+     b'{"question": "Who \\udfff drummed?", "documents": [{"title": "t", "text": "Rush is a band."}]}', 422,
+     "the question holds invalid Unicode"),
+    ("a lone surrogate in a title",
+     b'{"question": "Who drummed?", "documents": [{"title": "\\ud800", "text": "Rush is a band."}]}', 422,
+     "title holds invalid Unicode"),
 ]
 
 

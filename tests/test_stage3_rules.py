@@ -187,3 +187,15 @@ def test_with_settings_gives_a_new_pipeline_and_leaves_the_loaded_one():
     assert other.llm is pipe.llm and other.checker is pipe.checker
     with pytest.raises(AttributeError):
         pipe.settings = Settings()  # read-only: derive, don't mutate
+
+
+def test_marks_after_the_stop_move_before_it():
+    f = fake_facts()
+    raws = ["Rush is the band. [4]", "Done! [1, 2*]", "x. [1] [2]", 'He said "yes." [1]', "Already right [3]."]
+    sents = tuple(Statement(R.REFINE, "t", (1,), R.SUPPORTED, 1.0, r) for r in raws)
+    d = D.marks_before_stop(D.Draft((D.Block(" ".join(raws), sents, tuple(raws)),), sents), f)
+    assert [s.raw for s in d.sentences] == ["Rush is the band [4].", "Done [1, 2*]!", "x [1, 2].", 'He said "yes." [1]',
+                                            "Already right [3]."]
+    assert d.text() == 'Rush is the band [4]. Done [1, 2*]! x [1, 2]. He said "yes." [1] Already right [3].'
+    assert d.checked == sents  # the record keeps the sentences as written
+    assert D.RULES[-1] is D.marks_before_stop

