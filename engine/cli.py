@@ -32,16 +32,26 @@ def _cmd_answer(args: argparse.Namespace) -> int:
         result = pipe.answer(question, docs)
     finally:
         pipe.close()
-    if args.json:
+    if args.json or args.format == "json":
         json.dump(result.to_json(), sys.stdout, ensure_ascii=False, indent=2)
         sys.stdout.write("\n")
+    elif args.format == "markdown":
+        from .memo import memo
+
+        sys.stdout.write(memo(result))
     else:
-        _print_answer(result)
+        _print_answer(result, quotes=args.quotes)
     return 0
 
 
-def _print_answer(result) -> None:
+def _print_answer(result, *, quotes: bool = False) -> None:
     print(result.answer or f"(no answer: {result.empty_reason})")
+    if quotes:
+        for s in result.final:
+            if s.quotes:
+                print(f"\n{s.raw}")
+            for q in s.quotes:
+                print(f"  [{q.document}] \"{q.text}\" (P {q.score:.2f}, characters {q.start}-{q.end})")
     cited = sorted({c for s in result.final for c in s.citations if 1 <= c <= len(result.documents)})
     if cited:
         print()
@@ -123,7 +133,12 @@ def build_parser() -> argparse.ArgumentParser:
     a.add_argument("--nli-cache", help="sqlite file that keeps NLI scores across runs (default: memory only)")
     a.add_argument("--chat-format", help="llama-cpp-python chat format (e.g. chatml) for a GGUF without a chat "
                                          "template (default: the LLM entry's chat_format, else the GGUF's template)")
-    a.add_argument("--json", action="store_true", help="print the full trace as JSON")
+    a.add_argument("--json", action="store_true", help="print the full trace as JSON (= --format json)")
+    a.add_argument("--format", choices=["text", "json", "markdown"], default="text",
+                   help="text: the answer and its sources; json: the full trace; markdown: the analyst's memo "
+                        "(footnotes with the quotes that carry them, conflicts, what was left out)")
+    a.add_argument("--quotes", action="store_true",
+                   help="under the answer, each final sentence with the quote of each cited document that carries it")
     a.set_defaults(func=_cmd_answer)
 
     m = sub.add_parser("models", help="list the models of models.toml, fetch or verify one")

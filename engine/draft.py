@@ -9,7 +9,8 @@ warnings added:
 3. :func:`strict`        failing sentences removed (or only reported), the verified sentences as fallback;
 4. :func:`put_back_statements` / :func:`put_back_facts`  verified sentences the merge lost, put back, checked;
 5. :func:`lenient_marks` citations that support their sentence only partly marked ``[3*]``;
-6. :func:`marks_before_stop` "... the Police. [4]" shown as "... the Police [4]."
+6. :func:`marks_before_stop` "... the Police. [4]" shown as "... the Police [4].";
+7. :func:`quotes`        per cited document, the span that carries each final sentence.
 
 A rule that a setting turns off returns its draft unchanged. A new rule is one function added to
 :data:`RULES`; it reads the draft and :class:`Facts`, never the pipeline.
@@ -30,8 +31,9 @@ from . import records as R
 from .citations import format_citations, merge_adjacent
 from .content import FUNCTION_WORDS, adds, carried, stems
 from .grading import grade
-from .records import Document, Statement
+from .records import Document, Quote, Statement
 from .relevance import bm25_scores
+from .splitter import split_sentences
 from .settings import Settings
 
 # Warning codes (Caveat.code). "empty:*" say why the answer is empty.
@@ -194,8 +196,9 @@ def add_nothing(d: Draft, f: Facts) -> Draft:
 
 def strict(d: Draft, f: Facts) -> Draft:
     """Failing final sentences: with ``drop_unsupported`` (strict, the default) removed, and when
-    none passes the answer falls back to the verified sentences themselves, checked again as final
-    sentences (those that fail are removed too); without it, reported in a warning."""
+    none passes the answer falls back to the verified sentences themselves (at most
+    ``fallback_sentences``, the most relevant to the question: :func:`relevant`), checked again as
+    final sentences (those that fail are removed too); without it, reported in a warning."""
     final = d.sentences
     bad = [s for s in final if s.verdict != R.SUPPORTED]
     if not bad:
@@ -209,10 +212,14 @@ def strict(d: Draft, f: Facts) -> Draft:
         d = replace(d, blocks=tuple(b.keep(kept) for b in d.blocks))
         return d.warn(FINAL_REMOVED, f"removed {len(bad)} of {len(final)} final sentences that failed the final check "
                                      "(strict; --no-drop-unsupported keeps them)")
-    d = d.note("strict: no final sentence passed; the answer is the verified sentences")
-    d = d.warn(FINAL_NONE_PASSED, f"no final sentence passed the final check; the answer is the {len(f.verified)} "
-                                  "verified sentences themselves")
-    text = merge_adjacent(" ".join(with_citations(s) for s in f.verified))
+    chosen = relevant(f.question, f.verified, f.settings.fallback_sentences, f.lang)
+    d = d.note("strict: no final sentence passed; the answer is the verified sentences"
+               + (f" most relevant to the question ({len(chosen)} of {len(f.verified)})"
+                  if len(chosen) < len(f.verified) else ""))
+    d = d.warn(FINAL_NONE_PASSED, f"no final sentence passed the final check; the answer is the {len(chosen)} "
+                                  "verified sentences themselves" + (f" most relevant to the question (of {len(f.verified)})"
+                                                                     if len(chosen) < len(f.verified) else ""))
+    text = merge_adjacent(" ".join(with_citations(s) for s in chosen))
     block, notes = f.check(text) if text else (Block(""), [])
     d = replace(d, blocks=(block,) if text else (), notes=d.notes + tuple(notes))
     failed = [s for s in block.sentences if s.verdict != R.SUPPORTED]
@@ -303,9 +310,54 @@ def marks_before_stop(d: Draft, f: Facts) -> Draft:
     return replace(d, blocks=tuple(b.revise(changed) for b in d.blocks)) if changed else d
 
 
+def quotes(d: Draft, f: Facts) -> Draft:
+    """Per cited document of each supported final sentence, the span that carries it
+    (``quotes``): each sentence of the document and each pair of adjacent sentences scored alone
+    against the sentence, the best kept with its character offsets, score and grade (the checker
+    takes the best window of a long premise too; this names which one)."""
+    if not f.settings.quotes:
+        return d
+    asked: list[tuple[int, int, int, int]] = []  # (sentence k, document, start, end)
+    final = d.sentences
+    for k, s in enumerate(final):
+        if s.verdict != R.SUPPORTED:
+            continue
+        for c in s.citations:
+            if 1 <= c <= len(f.documents):
+                asked += [(k, c, a, b) for a, b in windows(f.documents[c - 1].text, f.lang)]
+    if not asked:
+        return d
+    scores = f.scores([(f.documents[c - 1].text[a:b], final[k].text) for k, c, a, b in asked])
+    best: dict[tuple[int, int], tuple[float, int, int]] = {}
+    for (k, c, a, b), p in zip(asked, scores):
+        if (k, c) not in best or float(p) > best[(k, c)][0]:
+            best[(k, c)] = (float(p), a, b)
+    changed: dict[int, Statement] = {}
+    for k, s in enumerate(final):
+        found = tuple(Quote(c, a, b, f.documents[c - 1].text[a:b], round(p, 4),
+                            grade(p, f.settings.grade_bands) if f.settings.grade_bands else None)
+                      for c in s.citations if (k, c) in best for p, a, b in [best[(k, c)]])
+        if found:
+            changed[id(s)] = replace(s, quotes=found)
+    return replace(d, blocks=tuple(b.revise(changed) for b in d.blocks)) if changed else d
+
+
+def windows(text: str, lang: str = "en") -> list[tuple[int, int]]:
+    """Character spans of ``text``'s sentences and of each two adjacent sentences, in order (a
+    sentence the splitter rewrote so that it is not found verbatim is left out)."""
+    spans, at = [], 0
+    for sent in split_sentences(text, lang):
+        i = text.find(sent, at)
+        if i < 0:
+            continue
+        spans.append((i, i + len(sent)))
+        at = i + len(sent)
+    return spans + [(a, d) for (a, _), (_, d) in zip(spans, spans[1:])]
+
+
 #: stage 3's rules, in the order they run
 RULES: tuple[Rule, ...] = (final_check, add_nothing, strict, put_back_statements, put_back_facts, lenient_marks,
-                           marks_before_stop)
+                           marks_before_stop, quotes)
 
 
 def apply(d: Draft, f: Facts, rules: Sequence[Rule] = RULES) -> Draft:
@@ -323,6 +375,19 @@ def with_citations(s: Statement) -> str:
     if text and text[-1] in ".!?":
         return f"{text[:-1]} {marks}{text[-1]}"
     return f"{text} {marks}"
+
+
+def relevant(question: str, verified: Sequence[Statement], n: int, lang: str = "en") -> list[Statement]:
+    """At most ``n`` of ``verified`` (all when ``n`` is 0 or they are no more): those sharing at
+    least :data:`MIN_QUESTION_STEMS` content stems with ``question``, the most relevant first (BM25),
+    or the single most relevant when none does; returned in their own order."""
+    if not n or len(verified) <= n:
+        return list(verified)
+    scores = bm25_scores(question, [s.text for s in verified])
+    asked = stems(question, lang) - stems(" ".join(FUNCTION_WORDS), lang)
+    ranked = sorted(range(len(verified)), key=lambda k: (-scores[k], k))
+    close = [k for k in ranked if len(asked & stems(verified[k].text, lang)) >= MIN_QUESTION_STEMS][:n]
+    return [verified[k] for k in sorted(close or ranked[:1])]
 
 
 def dropped_facts(question: str, verified: Sequence[Statement], text: str, n: int, lang: str = "en") -> list[Statement]:

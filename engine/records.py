@@ -31,6 +31,24 @@ class Document:
 
 
 @dataclass(frozen=True)
+class Quote:
+    """The span of a cited document that carries a sentence, so a reader can check it at a glance.
+
+    ``document`` is the 1-based document number; ``start``/``end`` are character offsets into that
+    document's text as given (``text == documents[document - 1].text[start:end]``); ``score`` is
+    P(entailment) of the sentence against this span alone, in [0, 1]; ``grade`` the brief's scale
+    (None when the checker has no grade bands).
+    """
+
+    document: int
+    start: int
+    end: int
+    text: str
+    score: float
+    grade: int | None = None
+
+
+@dataclass(frozen=True)
 class Statement:
     """A sentence (stage 1 statement, stage 2 fact or stage 3 final sentence) and its check.
 
@@ -39,6 +57,7 @@ class Statement:
     checker, or None when no check ran (no or invalid citation); ``grade`` is the brief's scale
     (1 verbatim, 2 paraphrase, 3 partial, 4 not supported) from the checker's ``grade_bands``
     (:mod:`~vericite.engine.grading`), or None when the checker has no bands or no check ran.
+    ``quotes``: for a final sentence, per cited document the span that carries it best (:class:`Quote`).
     ``partial`` lists the citations marked with an asterisk in the answer (lenient strictness);
     ``removed`` the citations the sentence was written with that did not carry it (removed from
     ``citations``); ``rewritten`` says ``text`` is the question-aware claim made from the fragment
@@ -57,6 +76,7 @@ class Statement:
     removed: tuple[int, ...] = ()  # citations removed: they did not carry the sentence (cite_each, ALCE's rule)
     rewritten: bool = False        # a fragment rewritten with the question: ``text`` is the full claim checked
     recited: tuple[int, ...] = ()  # citations added: the written ones did not carry it, these do (recite)
+    quotes: tuple[Quote, ...] = ()  # final sentences: per cited document, the span that carries it best
 
 
 @dataclass(frozen=True)

@@ -138,6 +138,13 @@ class Settings:
                                       "document sentences most relevant to the question (BM25), each cited and "
                                       "checked as a final sentence, with a warning; 0 = the answer is empty",
                                    kind="int", rule=_non_negative, flag=True)
+    fallback_sentences: int = setting(3, "strict, when no final sentence passes: the answer is at most N verified "
+                                         "sentences, those sharing two content-word stems with the question, most "
+                                         "relevant first (BM25; the best one when none does), in the order "
+                                         "verified; 0 = every verified sentence", kind="int", rule=_non_negative)
+    quotes: bool = setting(True, "record per cited document the span that carries each final sentence (its "
+                                 "sentences and adjacent pairs scored alone; a few NLI pairs per sentence)",
+                           kind="bool")
     conflicts: bool = setting(True, "report documents that give another number or year for a verified claim "
                                     "(the checker decides; engine/conflicts.py)", kind="bool", flag=True)
     conflict_threshold: float = setting(0.0, "P(entailment) at which another document counts as stating a verified "

@@ -12,7 +12,7 @@ from vericite.engine import draft as D
 from vericite.engine import records as R
 from vericite.engine.pipeline import Hooks, Settings, VeriCite
 from vericite.engine.prompts import PromptSet
-from vericite.engine.records import Statement
+from vericite.engine.records import Document, Statement
 from vericite.engine.service.runner import Runner
 
 from .fakes import ScriptedLLM, WordChecker
@@ -198,4 +198,34 @@ def test_marks_after_the_stop_move_before_it():
                                             "Already right [3]."]
     assert d.text() == 'Rush is the band [4]. Done [1, 2*]! x [1, 2]. He said "yes." [1] Already right [3].'
     assert d.checked == sents  # the record keeps the sentences as written
-    assert D.RULES[-1] is D.marks_before_stop
+    assert D.RULES.index(D.marks_before_stop) > D.RULES.index(D.lenient_marks)
+
+
+def test_the_fallback_keeps_the_verified_sentences_that_answer_the_question():
+    verified = [sentence("Keith Moon was an English drummer.", (3,), stage=R.EVIDENCE),
+                sentence("Neil Peart drummed for the rock band Rush.", (1,), stage=R.EVIDENCE),
+                sentence("Counterparts is a song by Rush.", (2,), stage=R.EVIDENCE),
+                sentence("Toronto is a city.", (2,), stage=R.EVIDENCE)]
+    f = fake_facts(bad_words=("Copeland",), verified=verified, fallback_sentences=2)
+    d = D.strict(D.final_check(D.Draft.of("Copeland drummed for Rush [1]."), f), f)
+    # the question is "Who drummed for Rush?": one sentence shares both its content stems ("drum", "rush")
+    assert d.text() == "Neil Peart drummed for the rock band Rush [1]."
+    assert "most relevant to the question" in d.warnings[-1].text
+    assert D.relevant("Who drummed for Rush?", verified, 0) == verified  # 0 = every verified sentence
+    assert D.relevant("Where is Lisbon?", verified, 2) == [verified[0]]  # none shares two stems: the best one
+
+
+def test_quotes_name_the_span_that_carries_each_citation():
+    docs = [Document("Neil Peart", "Neil Peart was a Canadian musician. He was the drummer of the rock band Rush. "
+                                   "Peart was inducted into the Modern Drummer Hall of Fame in 1983.")]
+    checker = WordChecker()
+    f = replace(fake_facts(), documents=docs, scores=checker.scores)
+    s = Statement(R.REFINE, "Peart was inducted into the Hall of Fame in 1983.", (1,), R.SUPPORTED, 1.0,
+                  "Peart was inducted into the Hall of Fame in 1983 [1].")
+    failed = Statement(R.REFINE, "Rush is from Toronto.", (1,), R.UNSUPPORTED, 0.0, "Rush is from Toronto [1].")
+    d = D.quotes(D.Draft((D.Block("x", (s, failed), (s.raw, failed.raw)),), (s, failed)), f)
+    (q,) = d.sentences[0].quotes
+    assert (q.document, q.text, q.score) == (1, "Peart was inducted into the Modern Drummer Hall of Fame in 1983.", 1.0)
+    assert docs[0].text[q.start:q.end] == q.text
+    assert d.sentences[1].quotes == ()  # only supported sentences get quotes
+    assert D.quotes(d, replace(f, settings=Settings(quotes=False))) == d

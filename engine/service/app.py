@@ -4,6 +4,7 @@ that loads it in the background).
 - ``POST /v1/answer``: ``{question, documents: [{title, text}], options: {...}, stream}`` ->
   exactly ``VerifiedAnswer.to_json()``, or server-sent events with ``"stream": true``
   (:mod:`.runner`).
+- ``GET /``: the web page (engine/service/page/index.html: plain HTML, CSS and JS, no build step).
 - ``GET /health`` (the process is alive), ``GET /ready`` (models loaded; 503 while loading,
   after a failed load, or while draining), ``GET /v1/models``, ``GET /metrics`` (Prometheus).
 - OpenAPI at ``/openapi.json`` and ``/docs``.
@@ -22,10 +23,11 @@ import time
 from collections.abc import Callable
 from contextlib import asynccontextmanager
 from importlib.metadata import PackageNotFoundError, version
+from pathlib import Path
 
 from fastapi import Depends, FastAPI, Request
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import JSONResponse, Response, StreamingResponse
+from fastapi.responses import HTMLResponse, JSONResponse, Response, StreamingResponse
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
@@ -41,7 +43,7 @@ from .schema import AnswerOut, AnswerRequest, ErrorOut, ModelsOut, StatusOut
 
 log = logging.getLogger(__name__)
 
-ROUTES = {"/v1/answer", "/v1/models", "/health", "/ready", "/metrics"}
+ROUTES = {"/", "/v1/answer", "/v1/models", "/health", "/ready", "/metrics"}
 _ERRORS = {code: {"model": ErrorOut, "description": text} for code, text in {
     400: "malformed JSON", 401: "missing or wrong API key", 413: "body over --max-body-bytes",
     422: "a field, limit or option is wrong (the message names it); an InputError or ConfigError of the engine",
@@ -188,6 +190,13 @@ def create_app(source: VeriCite | Callable[[], VeriCite], *, limits: Limits = Li
             return _failure(e, deadline)
         svc.metrics.answered(result, (job.started or job.admitted) - job.admitted)
         return JSONResponse(result.to_json())
+
+    page = (Path(__file__).parent / "page" / "index.html").read_text(encoding="utf-8")
+
+    @app.get("/", response_class=HTMLResponse, include_in_schema=False)
+    async def index():
+        """The web page: documents and a question in, the stages streamed, the answer with its quotes."""
+        return HTMLResponse(page, headers={"Cache-Control": "no-store"})
 
     @app.get("/health", response_model=StatusOut)
     async def health():

@@ -14,7 +14,8 @@ Stream events (``emit(name, data)``), in this order:
   it useful, and its own facts with verdicts when their checks resolve;
 - ``pair``: one per pair of documents read together (``multihop``), after the documents: the two
   numbers and the facts of the joint extraction;
-- ``final``: the answer and the final check of each sentence (when the answer is final);
+- ``final``: the answer, the final check of each sentence (with its quotes) and the analyst's memo
+  (Markdown, :mod:`~vericite.engine.memo`) when the answer is final;
 - ``answer``: the whole :meth:`VerifiedAnswer.to_json`.
 """
 from __future__ import annotations
@@ -26,6 +27,7 @@ from typing import Any
 
 from .. import records as R
 from ..checks import CheckBatch, Verifier
+from ..memo import memo
 from ..pipeline import Hooks, Question, Stage, VeriCite
 from ..prompts import PromptSet
 from ..records import Document, LLMCall, StageTrace, VerifiedAnswer
@@ -137,7 +139,8 @@ class _Stream(Hooks):
 
     def done(self, result: VerifiedAnswer) -> None:
         out = result.to_json()
-        self.emit("final", {k: out[k] for k in ("answer", "final_check", "all_sentences_supported", "warnings")})
+        self.emit("final", {**{k: out[k] for k in ("answer", "final_check", "all_sentences_supported", "warnings")},
+                            "memo": memo(result)})
         self.emit("answer", out)
 
     def _send_stage1(self) -> None:
