@@ -196,9 +196,10 @@ def add_nothing(d: Draft, f: Facts) -> Draft:
 
 def strict(d: Draft, f: Facts) -> Draft:
     """Failing final sentences: with ``drop_unsupported`` (strict, the default) removed, and when
-    none passes the answer falls back to the verified sentences themselves (at most
-    ``fallback_sentences``, the most relevant to the question: :func:`relevant`), checked again as
-    final sentences (those that fail are removed too); without it, reported in a warning."""
+    none passes the answer falls back to the verified sentences themselves (with
+    ``fallback_sentences`` N > 0, at most N, the most relevant to the question: :func:`relevant`),
+    checked again as final sentences (those that fail are removed too); without it, reported in a
+    warning."""
     final = d.sentences
     bad = [s for s in final if s.verdict != R.SUPPORTED]
     if not bad:
@@ -312,9 +313,9 @@ def marks_before_stop(d: Draft, f: Facts) -> Draft:
 
 def quotes(d: Draft, f: Facts) -> Draft:
     """Per cited document of each supported final sentence, the span that carries it
-    (``quotes``): each sentence of the document and each pair of adjacent sentences scored alone
-    against the sentence, the best kept with its character offsets, score and grade (the checker
-    takes the best window of a long premise too; this names which one)."""
+    (``quotes``): each run of one to three adjacent sentences of the document scored alone against
+    the sentence, the best kept (the shortest among equals) with its character offsets, score and
+    grade (the checker takes the best window of a long premise too; this names which one)."""
     if not f.settings.quotes:
         return d
     asked: list[tuple[int, int, int, int]] = []  # (sentence k, document, start, end)
@@ -342,8 +343,8 @@ def quotes(d: Draft, f: Facts) -> Draft:
     return replace(d, blocks=tuple(b.revise(changed) for b in d.blocks)) if changed else d
 
 
-def windows(text: str, lang: str = "en") -> list[tuple[int, int]]:
-    """Character spans of ``text``'s sentences and of each two adjacent sentences, in order (a
+def windows(text: str, lang: str = "en", size: int = 3) -> list[tuple[int, int]]:
+    """Character spans of ``text``'s runs of 1 to ``size`` adjacent sentences, shortest first (a
     sentence the splitter rewrote so that it is not found verbatim is left out)."""
     spans, at = [], 0
     for sent in split_sentences(text, lang):
@@ -352,7 +353,7 @@ def windows(text: str, lang: str = "en") -> list[tuple[int, int]]:
             continue
         spans.append((i, i + len(sent)))
         at = i + len(sent)
-    return spans + [(a, d) for (a, _), (_, d) in zip(spans, spans[1:])]
+    return [(spans[k][0], spans[k + n - 1][1]) for n in range(1, size + 1) for k in range(len(spans) - n + 1)]
 
 
 #: stage 3's rules, in the order they run

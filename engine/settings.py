@@ -138,7 +138,7 @@ class Settings:
                                       "document sentences most relevant to the question (BM25), each cited and "
                                       "checked as a final sentence, with a warning; 0 = the answer is empty",
                                    kind="int", rule=_non_negative, flag=True)
-    fallback_sentences: int = setting(3, "strict, when no final sentence passes: the answer is at most N verified "
+    fallback_sentences: int = setting(0, "strict, when no final sentence passes: the answer is at most N verified "
                                          "sentences, those sharing two content-word stems with the question, most "
                                          "relevant first (BM25; the best one when none does), in the order "
                                          "verified; 0 = every verified sentence", kind="int", rule=_non_negative)

@@ -72,9 +72,10 @@ def test_stage3_waits_for_every_check_and_results_match_sequential(checker):
     with DynamicBatcher(slow) as batcher:
         overlap = _pipe(llm, batcher, "overlap").answer(Q, DOCS)
     refine_at = llm.times["refine"]
-    # every stage-1/2 check finished before the refine call started; after it come the final check and
-    # one check per put-back (backbone) note
-    after = 1 + sum(n.startswith("backbone: put back") for n in overlap.stages[2].notes)
+    # every stage-1/2 check finished before the refine call started; after it come the final check,
+    # one check per put-back (backbone) note and the quotes' scoring
+    after = 1 + sum(n.startswith("backbone: put back") for n in overlap.stages[2].notes) + \
+        any(s.quotes for s in overlap.final)
     assert len(slow.ends) > after and sorted(slow.ends)[-after - 1] <= refine_at
     assert all(t > refine_at for t in sorted(slow.ends)[-after:])
     assert any(s.kind == "wait" for s in overlap.timeline)       # the pipeline did block on NLI

@@ -316,7 +316,7 @@ def test_the_commented_models_toml_example_parses(tmp_path):
     block = text[text.index('# [models."nli-minilm-l6-bin-int8-triton"]'):].split("\n\n")[0]
     entry = "\n".join(line[2:] for line in block.splitlines() if line.startswith("# ") and not line.startswith("# #"))
     spec = Registry.load(_toml(tmp_path, text + "\n" + entry + "\n")).named("nli-minilm-l6-bin-int8-triton")
-    default = Registry.load().get(None, "nli")
+    default = Registry.load().named("nli-minilm-l6-bin-int8")  # the checker the example serves
     assert (spec.format, spec.url, spec.model_name, spec.sha256) == (
         "triton", "http://127.0.0.1:8000", default.name, default.sha256)
     assert (spec.threshold, spec.premise_window, spec.sentence_window, spec.number_guard, spec.max_length) == (
