@@ -102,8 +102,9 @@ class DynamicBatcher:
     and cuts batches by token budget, see :func:`plan_batches`) and resolves every future.
 
     ONNX Runtime releases the GIL while it computes, so the worker overlaps with LLM work in
-    other threads. An exception in the checker is set on the futures of that step (the caller
-    sees it; nothing hangs) and the worker goes on.
+    other threads. When the checker fails on a step of several requests, each is scored again
+    alone, so only the requests whose own pairs fail see the exception (one client's bad text
+    never fails another's); nothing hangs and the worker goes on.
 
     Args:
         checker: anything with ``name`` and ``scores(pairs) -> float32 [n]``.
@@ -197,31 +198,19 @@ class DynamicBatcher:
         t0 = time.perf_counter()
         computed = 0
         try:
-            unique: dict[tuple[str, str], float | None] = {}
-            for r in live:
-                for pair in r.pairs:
-                    unique.setdefault(pair, None)
-            keys = list(unique)
-            if self.cache is not None:
-                for pair, v in zip(keys, self.cache.get_many(keys)):
-                    unique[pair] = v
-            todo = [pair for pair in keys if unique[pair] is None]
-            if todo:
-                probs = np.asarray(self.checker.scores(todo), dtype=np.float32)
-                if probs.shape != (len(todo),):
-                    raise InferenceError(f"checker returned shape {probs.shape} for {len(todo)} pairs")
-                computed = len(todo)
-                for pair, p in zip(todo, probs):
-                    unique[pair] = float(p)
-                if self.cache is not None:
-                    self.cache.put_many(todo, probs.tolist())
-            for r in live:
-                r.future.set_result(np.array([unique[pair] for pair in r.pairs], dtype=np.float32))
-        except BaseException as e:  # every waiting caller sees the failure; the worker goes on
-            log.error("NLI batch of %d requests failed: %s", len(live), e)
-            for r in live:
-                if not r.future.done():
-                    r.future.set_exception(e)
+            computed = self._score(live)
+        except BaseException as e:  # noqa: BLE001
+            if len(live) == 1:
+                log.error("NLI request failed: %s", e)
+                live[0].future.set_exception(e)
+            else:  # one request's bad pair must not fail the others: each again alone
+                log.warning("NLI batch of %d requests failed (%s); scoring each alone", len(live), e)
+                for r in live:
+                    try:
+                        computed += self._score([r])
+                    except BaseException as e1:  # noqa: BLE001  this caller sees its own failure
+                        log.error("NLI request failed: %s", e1)
+                        r.future.set_exception(e1)
         t1 = time.perf_counter()
         self.events.append(BatchEvent(t0, t1, len(live), sum(len(r.pairs) for r in live), computed))
         self.stats["requests"] += len(live)
@@ -229,3 +218,28 @@ class DynamicBatcher:
         self.stats["steps"] += 1
         self.stats["computed_pairs"] += computed
         self.stats["busy_ms"] += (t1 - t0) * 1000
+
+    def _score(self, reqs: list[_Request]) -> int:
+        """Resolve ``reqs``' futures: cached scores, the distinct missing pairs scored in one checker
+        call. Returns the number of pairs computed; raises what the checker raises (no future is
+        resolved then)."""
+        unique: dict[tuple[str, str], float | None] = {}
+        for r in reqs:
+            for pair in r.pairs:
+                unique.setdefault(pair, None)
+        keys = list(unique)
+        if self.cache is not None:
+            for pair, v in zip(keys, self.cache.get_many(keys)):
+                unique[pair] = v
+        todo = [pair for pair in keys if unique[pair] is None]
+        if todo:
+            probs = np.asarray(self.checker.scores(todo), dtype=np.float32)
+            if probs.shape != (len(todo),):
+                raise InferenceError(f"checker returned shape {probs.shape} for {len(todo)} pairs")
+            for pair, p in zip(todo, probs):
+                unique[pair] = float(p)
+            if self.cache is not None:
+                self.cache.put_many(todo, probs.tolist())
+        for r in reqs:
+            r.future.set_result(np.array([unique[pair] for pair in r.pairs], dtype=np.float32))
+        return len(todo)

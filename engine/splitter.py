@@ -71,8 +71,28 @@ def _segmenter(lang: str) -> pysbd.Segmenter:
     return cache[lang]
 
 
+#: pysbd's time grows with the square of a line's length (100 KB on one line: ~3 s, 200 KB: ~10 s);
+#: longer lines are cut into pieces of at most this many characters first
+MAX_LINE = 4000
+_CUT = re.compile(r"[.!?][\"')\]]*\s+(?=\S)")
+
+
+def _bounded(line: str) -> list[str]:
+    """``line`` in pieces of at most :data:`MAX_LINE` characters, each cut after the last
+    sentence end (punctuation, then space) in its window, else at the last space, else hard."""
+    out = []
+    while len(line) > MAX_LINE:
+        window = line[:MAX_LINE]
+        ends = [m.end() for m in _CUT.finditer(window)]
+        cut = ends[-1] if ends else (window.rfind(" ") + 1 or MAX_LINE)
+        out.append(line[:cut])
+        line = line[cut:]
+    return out + [line]
+
+
 def _lines(text: str) -> list[str]:
-    return _SEPARATORS.sub(" ", text.replace("\r\n", "\n")).split("\n")
+    lines = _SEPARATORS.sub(" ", text.replace("\r\n", "\n")).split("\n")
+    return [piece for line in lines for piece in (_bounded(line) if len(line) > MAX_LINE else [line])]
 
 
 def _protect(line: str, lang: str) -> str:

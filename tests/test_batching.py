@@ -132,3 +132,26 @@ def test_cache_lru_bound_disk_store_and_model_id(tmp_path):
     assert other.get_many([("p", "2")]) == [None]
     with pytest.raises(ConfigError):
         ScoreCache("m", max_entries=0)
+
+
+def test_one_requests_bad_pair_fails_only_that_request():
+    """Several requests in one step; the checker fails on one request's pair: the others get their scores."""
+    class Picky:
+        name = "picky"
+
+        def __init__(self):
+            self.calls = 0
+
+        def scores(self, pairs):
+            self.calls += 1
+            if any("BAD" in h for _, h in pairs):
+                raise ValueError("cannot read this pair")
+            return np.array([0.5] * len(pairs), dtype=np.float32)
+
+    picky = Picky()
+    with DynamicBatcher(picky, max_wait_ms=200) as b:
+        futures = [b.submit([("premise", f"good {k}")]) for k in range(3)] + [b.submit([("premise", "BAD one")])]
+        results = [f.exception(timeout=10) or f.result() for f in futures]
+    assert [float(r[0]) for r in results[:3]] == [0.5, 0.5, 0.5]
+    assert isinstance(results[3], ValueError)
+    assert b.stats["steps"] == 1 and picky.calls == 5  # the step, then each request alone

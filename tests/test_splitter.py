@@ -72,3 +72,17 @@ def test_threads_splitting_at_once_get_their_own_sentences():
     for th in threads:
         th.join()
     assert not wrong
+
+
+def test_a_long_line_is_cut_into_bounded_pieces_at_sentence_ends():
+    """pysbd's time grows with the square of a line's length: a long line is cut first, at sentence ends."""
+    from vericite.engine.splitter import MAX_LINE, _bounded, split_sentences
+
+    sentences = [f"Sentence {k} says the band Rush had a drummer." for k in range(1000)]
+    line = " ".join(sentences)
+    pieces = _bounded(line)
+    assert len(pieces) > 1 and all(len(p) <= MAX_LINE for p in pieces) and "".join(pieces) == line
+    assert all(p.rstrip().endswith(".") for p in pieces[:-1])  # cut after a full stop
+    assert split_sentences(line) == sentences
+    words = _bounded("word " * 3000)  # no sentence end: cut at spaces
+    assert all(len(p) <= MAX_LINE and not p.startswith(" ") for p in words) and "".join(words) == "word " * 3000
