@@ -181,26 +181,22 @@ class Verifier:
         self.cite_each = cite_each
         self.entity_guard = entity_guard
 
-    def pairs(self, claim: Claim) -> list[tuple[str, str]]:
-        """The (premise, hypothesis) pairs one claim is scored on: the joint premise, then with
-        ``cite_each`` and several citations each document alone, then (three or more) all but each."""
-        out = [(claim.premise, claim.text)]
-        if self.cite_each and len(claim.premises) > 1:
-            out += [(p, claim.text) for p in claim.premises]
-            if len(claim.premises) > 2:
-                out += [("\n".join(p for j, p in enumerate(claim.premises) if j != i), claim.text)
-                        for i in range(len(claim.premises))]
-        return out + [(premise, claim.text) for _, premise in claim.alternatives]
-
-    def pair_citations(self, claim: Claim) -> list[tuple[int, ...]]:
-        """The documents behind each of :meth:`pairs` (same order)."""
+    def premises(self, claim: Claim) -> list[tuple[tuple[int, ...], str]]:
+        """(citations, premise) of each pair one claim is scored on: the joint premise, then with
+        ``cite_each`` and several citations each document alone, then (three or more) all but each,
+        then the ``recite`` alternatives."""
         cites = claim.citations
-        out = [cites]
+        out = [(cites, claim.premise)]
         if self.cite_each and len(claim.premises) > 1:
-            out += [(c,) for c in cites]
+            out += list(zip(((c,) for c in cites), claim.premises))
             if len(claim.premises) > 2:
-                out += [tuple(c for j, c in enumerate(cites) if j != i) for i in range(len(cites))]
-        return out + [c for c, _ in claim.alternatives]
+                out += [(tuple(c for j, c in enumerate(cites) if j != i),
+                         "\n".join(p for j, p in enumerate(claim.premises) if j != i)) for i in range(len(cites))]
+        return out + list(claim.alternatives)
+
+    def pairs(self, claim: Claim) -> list[tuple[str, str]]:
+        """The (premise, hypothesis) pairs one claim is scored on (:meth:`premises`)."""
+        return [(premise, claim.text) for _, premise in self.premises(claim)]
 
     def guarded(self, claim: Claim, probs: list[float]) -> tuple[list[float], list[str]]:
         """``probs`` of the claim's :meth:`pairs` with the entity guard applied (capped just below
@@ -209,9 +205,9 @@ class Verifier:
         if not self.entity_guard:
             return probs, []
         out, missed = [], []
-        for k, ((premise, hyp), cites) in enumerate(zip(self.pairs(claim), self.pair_citations(claim))):
+        for k, (cites, premise) in enumerate(self.premises(claim)):
             titles = "\n".join(claim.titles[c - 1] for c in cites if 0 < c <= len(claim.titles))
-            missing = unsupported_names(f"{titles}\n{premise}", hyp)
+            missing = unsupported_names(f"{titles}\n{premise}", claim.text)
             out.append(min(probs[k], self.threshold - 1e-4) if missing else probs[k])
             if k == 0:
                 missed = missing

@@ -13,7 +13,7 @@ fact, citing document i) that has a number, and every document j it does not cit
 
 So a document that merely mentions other years about other things is no conflict, and one that
 states both numbers is none either; nor is a sentence about another subject (it names what the claim
-does not while its document never names the claim's own names: :func:`another_subject`).
+does not while its document never names the claim's own names: :func:`names_another`).
 
 A document that tells the same event without naming its subject ("after its launch in 2001 the
 service ...": the brief's document 3) rarely reaches the threshold, since the claim names what the
@@ -105,15 +105,11 @@ class _Candidate:
 _PERSON = re.compile(r"^\W*(he|she|his|her|он|она|его|её|ее)\b", re.I)
 
 
-def another_subject(claim: str, sentence: str, document: str, title: str = "") -> bool:
-    """Whether ``sentence`` of ``document`` (its title and text) tells about something other than
-    ``claim``: it names what the claim does not (a sentence opening with "He"/"She" names its
-    document's ``title``), and the document never names the claim's own names ("Porcaro was
-    inducted ... in 1993", or "He was inducted ..." in the document titled "Jeff Porcaro", against
-    "Neil Peart was inducted ... in 1983"). A sentence that leaves its subject unnamed ("after its
-    launch in 2001 the service ...") is not."""
+def names_another(claim: str, sentence: str, title: str = "") -> bool:
+    """Whether ``sentence`` names what ``claim`` does not (a sentence opening with "He"/"She"
+    names its document's ``title``)."""
     named = f"{title} {sentence}" if title and _PERSON.match(sentence) else sentence
-    return bool(unsupported_names(claim, named)) and bool(unsupported_names(f"{title}\n{document}", claim))
+    return bool(unsupported_names(claim, named))
 
 
 def candidates(verified: Sequence[Statement], documents: Sequence[Document], lang: str = "en") -> list[_Candidate]:
@@ -132,8 +128,14 @@ def candidates(verified: Sequence[Statement], documents: Sequence[Document], lan
             tried: set[str] = set()
             # a conflicting statement is about the same thing: the sentences sharing the most words
             # with the claim give the first candidates (else a long document's first numbers crowd it out)
+            # another subject: the document never names the claim's names and the sentence names another
+            # ("Porcaro was inducted ... in 1993", or "He was inducted ..." in the document titled "Jeff
+            # Porcaro", against "Neil Peart was inducted ... in 1983"); a sentence that leaves its subject
+            # unnamed ("after its launch in 2001 the service ...") stays a candidate
+            doc = documents[j - 1]
+            unnamed = bool(unsupported_names(f"{doc.title}\n{doc.text}", s.text))
             for t in sorted(sents, key=lambda t: -len(own & set(words(t)))):
-                if another_subject(s.text, t, documents[j - 1].text, documents[j - 1].title):
+                if unnamed and names_another(s.text, t, doc.title):
                     continue
                 for m in _NUM.finditer(t):
                     v = _norm(m.group(0))

@@ -320,12 +320,15 @@ def quotes(d: Draft, f: Facts) -> Draft:
         return d
     asked: list[tuple[int, int, int, int]] = []  # (sentence k, document, start, end)
     final = d.sentences
+    spans: dict[int, list[tuple[int, int]]] = {}  # a document cited by several sentences is split once
     for k, s in enumerate(final):
         if s.verdict != R.SUPPORTED:
             continue
         for c in s.citations:
             if 1 <= c <= len(f.documents):
-                asked += [(k, c, a, b) for a, b in windows(f.documents[c - 1].text, f.lang)]
+                if c not in spans:
+                    spans[c] = windows(f.documents[c - 1].text, f.lang)
+                asked += [(k, c, a, b) for a, b in spans[c]]
     if not asked:
         return d
     scores = f.scores([(f.documents[c - 1].text[a:b], final[k].text) for k, c, a, b in asked])
@@ -384,11 +387,17 @@ def relevant(question: str, verified: Sequence[Statement], n: int, lang: str = "
     or the single most relevant when none does; returned in their own order."""
     if not n or len(verified) <= n:
         return list(verified)
-    scores = bm25_scores(question, [s.text for s in verified])
+    ranked, close = _ranked(question, [s.text for s in verified], lang)
+    return [verified[k] for k in sorted([k for k in ranked if close(k)][:n] or ranked[:1])]
+
+
+def _ranked(question: str, texts: Sequence[str], lang: str) -> tuple[list[int], Callable[[int], bool]]:
+    """(indexes of ``texts``, most relevant to ``question`` first (BM25, ties in order); whether
+    text k shares at least :data:`MIN_QUESTION_STEMS` content stems with the question)."""
+    scores = bm25_scores(question, list(texts))
     asked = stems(question, lang) - stems(" ".join(FUNCTION_WORDS), lang)
-    ranked = sorted(range(len(verified)), key=lambda k: (-scores[k], k))
-    close = [k for k in ranked if len(asked & stems(verified[k].text, lang)) >= MIN_QUESTION_STEMS][:n]
-    return [verified[k] for k in sorted(close or ranked[:1])]
+    return (sorted(range(len(texts)), key=lambda k: (-scores[k], k)),
+            lambda k: len(asked & stems(texts[k], lang)) >= MIN_QUESTION_STEMS)
 
 
 def dropped_facts(question: str, verified: Sequence[Statement], text: str, n: int, lang: str = "en") -> list[Statement]:
@@ -399,13 +408,11 @@ def dropped_facts(question: str, verified: Sequence[Statement], text: str, n: in
     facts = [s for s in verified if s.stage == R.EVIDENCE and not carried(s.text, text, question, lang)]
     if not facts or n < 1:
         return []
-    scores = bm25_scores(question, [s.text for s in facts])
-    asked = stems(question, lang) - stems(" ".join(FUNCTION_WORDS), lang)
+    ranked, close = _ranked(question, [s.text for s in facts], lang)
     picked: list[Statement] = []
-    for k in sorted(range(len(facts)), key=lambda k: (-scores[k], k)):
+    for k in ranked:
         if len(picked) == n:
             break
-        if len(asked & stems(facts[k].text, lang)) >= MIN_QUESTION_STEMS and \
-                not carried(facts[k].text, " ".join(p.text for p in picked), question, lang):
+        if close(k) and not carried(facts[k].text, " ".join(p.text for p in picked), question, lang):
             picked.append(facts[k])
     return picked
