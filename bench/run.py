@@ -17,6 +17,7 @@ premise-hypothesis cache (sqlite, ``--nli-cache``: a rerun scores nothing). Metr
 from __future__ import annotations
 
 import argparse
+import fcntl
 import json
 import logging
 import os
@@ -64,6 +65,25 @@ def repair_tail(path: Path) -> bool:
     return True
 
 
+def has_rows(path: Path) -> bool:
+    """Whether a results file exists and holds anything but blank lines (a run killed before its
+    first item leaves an empty file: that is no results, not a bad file)."""
+    return path.is_file() and bool(path.read_bytes().strip())
+
+
+def _lock(f, path: Path) -> None:
+    """An exclusive lock on the open results file ``f``, held until it is closed.
+
+    Raises:
+        ConfigError: another process holds it (another `vericite run` writes to this --out).
+    """
+    try:
+        fcntl.flock(f.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        raise ConfigError(f"{path}: another `vericite run` is writing to this file; wait for it to end or "
+                          "write to another --out") from None
+
+
 def read_results(path: str | Path) -> list[dict]:
     """Result rows of a JSONL file, each checked for the fields evaluation needs.
 
@@ -106,15 +126,18 @@ def run_items(method: Callable[[dict], dict], items: Sequence[dict], out: str | 
         {"done": items run now, "skipped": items already there, "seconds": [per item run now]}.
 
     Raises:
-        ConfigError: ``out`` holds rows of this method made with another LLM or checker.
+        ConfigError: ``out`` holds rows of this method made with another LLM or checker, or another
+            process is writing to it (an exclusive lock is held while items run).
         Whatever the method raises (the rows written so far stay).
     """
     out = Path(out)
-    repair_tail(out)
     stamp = getattr(method, "stamp", {}) or {}
     done: set[tuple[str, str, str]] = set()
-    if out.is_file():
-        for row in read_results(out):
+    out.parent.mkdir(parents=True, exist_ok=True)
+    with open(out, "a", encoding="utf-8") as f:
+        _lock(f, out)  # read what is done and append under one lock: two runs never write the same items
+        repair_tail(out)
+        for row in (read_results(out) if has_rows(out) else []):
             if row["method"] == method.name:
                 run = row.get("run") or {}
                 for k in ("llm", "checker"):
@@ -122,10 +145,8 @@ def run_items(method: Callable[[dict], dict], items: Sequence[dict], out: str | 
                         raise ConfigError(f"{row['_where']}: method {method.name} was run with {k} {run[k]!r}, "
                                           f"this run uses {stamp[k]!r}; write to another --out")
             done.add(result_key(row))
-    todo = [it for it in items if (method.name, it["dataset"], it["id"]) not in done]
-    secs: list[float] = []
-    out.parent.mkdir(parents=True, exist_ok=True)
-    with open(out, "a", encoding="utf-8") as f:
+        todo = [it for it in items if (method.name, it["dataset"], it["id"]) not in done]
+        secs: list[float] = []
         for it in tqdm(todo, desc=method.name, file=sys.stderr, disable=not progress):
             t0 = time.perf_counter()
             res = method(it)
@@ -317,7 +338,7 @@ def bar_chart(evaluation: dict, path: str | Path) -> None:
 
 
 #: pipeline settings `vericite run` can change for an ablation row (each needs --label)
-ABLATION_SETTINGS = ("prompts", "claim_words", "claim_guard", "cite_each", "recite", "backbone", "backbone_facts",
+ABLATION_SETTINGS = ("prompts", "refine", "claim_words", "claim_guard", "cite_each", "recite", "backbone", "backbone_facts",
                      "add_nothing", "drop_unsupported", "multihop", "gate", "gate_threshold")
 
 
@@ -369,7 +390,7 @@ def run_main(argv: list[str] | None = None, *, models_toml: str | None = None) -
         raise InputError(f"{args.data}: no items from --start {args.start}")
     out = Path(args.out)
     repair_tail(out)
-    if out.is_file():
+    if has_rows(out):
         have = {result_key(r) for r in read_results(out)}
         if all((label, it["dataset"], it["id"]) in have for it in items):
             summary = {"out": str(out), "method": label, "done": 0, "skipped": len(items), "note": "all items already in --out"}

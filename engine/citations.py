@@ -2,7 +2,8 @@
 
 Documents are numbered from 1 in prompts and answers ("Document [1]"), as in ALCE and VeriCite.
 Forms other systems write are read as the same marks (:func:`normalise_citations`): "[1-3]",
-"[Document 1]", "[Doc 2, 3]", "【1】", "［1］". A citation number has at most two digits
+"[1, 2-3]", "[1;2]", "[1—3]", "[^1]", "[[1]]", "[Document 1]", "[Doc 2, 3]", "【1】", "［1］";
+superscripts and "(1)" are not citations (parentheses hold years, counts and list items too). A citation number has at most two digits
 (:data:`MAX_CITATION`): "[2004]" after "et al." or "[100]" is text, never a citation.
 """
 from __future__ import annotations
@@ -20,7 +21,10 @@ _RUN = re.compile(rf"(?:\[\s*{_N}(?:\s*,\s*{_N})*\s*\]\s*)*\[\s*{_N}(?:\s*,\s*{_
 _BRACKETS = str.maketrans({"【": "[", "】": "]", "［": "[", "］": "]"})
 _NAMED = re.compile(rf"\[\s*(?:documents?|docs?|passages?|sources?|refs?)\.?\s*({_N}(?:\s*(?:,|and)\s*{_N})*)\s*\]",
                     re.IGNORECASE)
-_RANGE = re.compile(rf"\[\s*({_N})\s*[-–]\s*({_N})\s*\]")
+# A list with ranges, other separators, a footnote caret or doubled brackets: [1, 2-3], [1;2], [1—3],
+# [^1], [[1]]. Superscripts and "(1)" are text: parentheses hold years, counts and list items too.
+_ITEM = rf"{_N}(?:\s*[-–—]\s*{_N})?"
+_LIST = re.compile(rf"\[\[?\s*\^?\s*({_ITEM}(?:\s*[,;]\s*\^?\s*{_ITEM})*)\s*\]\]?")
 # Our own lenient marks: "[2, 3*]" (3 supports the sentence only partly) reads as [2, 3].
 _STARRED = re.compile(rf"\[\s*{_N}\*?(?:\s*,\s*{_N}\*?)*\s*\]")
 
@@ -35,11 +39,16 @@ def normalise_citations(text: str) -> str:
     text = _STARRED.sub(lambda m: m.group(0).replace("*", ""), text)
     text = _NAMED.sub(lambda m: "[" + ", ".join(re.findall(r"\d+", m.group(1))) + "]", text)
 
-    def _range(m: re.Match[str]) -> str:
-        a, b = int(m.group(1)), int(m.group(2))
-        return format_citations(list(range(a, b + 1))) if a <= b else m.group(0)
+    def _list(m: re.Match[str]) -> str:
+        nums: list[int] = []
+        for item in re.split(r"\s*[,;]\s*", m.group(1)):
+            ends = [int(x) for x in re.findall(r"\d+", item)]
+            if ends[0] > ends[-1]:
+                return m.group(0)  # "[3-1]" is not a range
+            nums += [n for n in range(ends[0], ends[-1] + 1) if n not in nums]
+        return format_citations(nums)
 
-    return _RANGE.sub(_range, text)
+    return _LIST.sub(_list, text)
 
 
 def parse_citations(sentence: str) -> tuple[int, ...]:

@@ -273,6 +273,30 @@ def test_resume_after_crash(tmp_path):
         run_items(other, _items(7), out, progress=False)
 
 
+def test_an_empty_out_is_no_results_and_a_second_writer_is_refused(tmp_path):
+    out = tmp_path / "r.jsonl"
+    out.write_text("")  # a run killed before its first item
+    assert run_items(FakeMethod(), _items(2), out, progress=False)["done"] == 2
+    assert [r["id"] for r in read_results(out)] == ["q0", "q1"]
+
+    class Interleaving(FakeMethod):
+        """Starts a second run on the same --out while its own first item runs."""
+
+        def __call__(self, item):
+            if not hasattr(self, "second"):
+                self.second = None
+                try:
+                    run_items(FakeMethod(), _items(4), out, progress=False)
+                except ConfigError as e:
+                    self.second = str(e)
+            return super().__call__(item)
+
+    m = Interleaving()
+    assert run_items(m, _items(4), out, progress=False)["done"] == 2
+    assert "another `vericite run` is writing to this file" in m.second
+    assert [r["id"] for r in read_results(out)] == ["q0", "q1", "q2", "q3"]  # no item twice
+
+
 def test_malformed_results_name_file_and_line(tmp_path):
     p = tmp_path / "r.jsonl"
     p.write_text('{"id": 1}\n')

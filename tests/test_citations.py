@@ -1,3 +1,5 @@
+import pytest
+
 from vericite.engine.citations import (format_citations, invalid_citations, leading_citations, merge_adjacent,
                                        parse_citations, strip_citations)
 
@@ -36,3 +38,22 @@ def test_strip_and_format():
 def test_leading_citations():
     assert leading_citations("[1] [2] It is.") == ("[1] [2]", "It is.")
     assert leading_citations("It is [1].") == ("", "It is [1].")
+
+
+@pytest.mark.parametrize("written, cited", [
+    ("Rush is Canadian [1, 2-3].", (1, 2, 3)),
+    ("Rush is Canadian [1;2].", (1, 2)),
+    ("Rush is Canadian [1—3].", (1, 2, 3)),
+    ("Rush is Canadian [^1].", (1,)),
+    ("Rush is Canadian [[1]].", (1,)),
+])
+def test_other_list_forms_are_read_and_leave_nothing_in_the_claim(written, cited):
+    assert parse_citations(written) == cited
+    assert strip_citations(written) == "Rush is Canadian."
+    assert merge_adjacent(written) == f"Rush is Canadian {format_citations(cited)}."
+
+
+@pytest.mark.parametrize("text", ["Rush formed in (1) Toronto.", "Rush [3-1] is odd.", "It sold [2004] copies.",
+                                  "Rush is Canadian¹."])
+def test_parentheses_superscripts_reversed_ranges_and_years_are_text(text):
+    assert parse_citations(text) == () and strip_citations(text) == text
