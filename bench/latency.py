@@ -355,7 +355,8 @@ def timeline_png(item: dict, path: Path) -> None:
         return
     fig, axes = plt.subplots(len(modes), 1, figsize=(12, 2.25 * len(modes) + 0.5), sharex=True, squeeze=False)
     axes = axes[:, 0]
-    colours = {"answer": "tab:blue", "gate": "tab:orange", "extract": "tab:green", "refine": "tab:purple"}
+    colours = {"answer": "tab:blue", "gate": "tab:orange", "extract": "tab:green", "refine": "tab:purple",
+               "select": "tab:purple"}
     for ax, mode in zip(axes, modes):
         row = item[mode]
         for s in row["timeline"]:

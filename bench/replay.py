@@ -11,6 +11,8 @@ rule's effect is measured on every recorded item in seconds. Rows keep their fie
 becomes ``--label`` and ``replay`` records what the replay could not reproduce:
 
 - ``missing``: calls with no recorded reply (answered with empty text: a new fragment rewrite, ...);
+- ``live``: calls with no recorded reply answered by the ``--llm`` model (a new step, e.g. stage 3's
+  answer step on rows recorded with the merge);
 - ``stale_refine``: the verified sentences given to stage 3 differ from the recorded ones, so the
   recorded refinement answers another prompt (count these rows apart; the rest are exact);
 - ``same_output``: the replayed answer equals the recorded one.
@@ -35,7 +37,8 @@ from vericite.engine import settings as S
 from vericite.engine.batching import DynamicBatcher
 from vericite.engine.checkers import load_checker
 from vericite.engine.citations import strip_citations
-from vericite.engine.errors import ConfigError
+from vericite.engine.errors import ConfigError, ModelFileError
+from vericite.engine.loader import load_llm
 from vericite.engine.models import Registry
 from vericite.engine.nli_cache import ScoreCache
 from vericite.engine.pipeline import VeriCite
@@ -59,15 +62,18 @@ class ReplayLLM:
 
     ``chat`` / ``yes_probability`` return the recorded :class:`LLMCall` of the same purpose, in
     recorded order; a claim rewrite (purpose ``claim:*``) returns the full sentence the recorded
-    trace shows for the fragment named in the prompt. A call with nothing recorded is answered with
-    empty text and listed in ``missing``. Token counts are ~4 characters per token (they only size
-    prompts, which a replay does not send anywhere).
+    trace shows for the fragment named in the prompt. A call with nothing recorded is answered by
+    ``live`` (a real LLM, listed in ``asked``) when given, else with empty text (listed in
+    ``missing``). Token counts are ``live``'s, else ~4 characters per token (they only size
+    prompts, which a replay without ``live`` sends nowhere).
     """
 
     name = "replay"
 
-    def __init__(self, trace: dict, n_ctx: int = 4096):
+    def __init__(self, trace: dict, n_ctx: int = 4096, live=None):
         self.n_ctx = n_ctx
+        self.live = live  # an LLM that answers the calls with nothing recorded (a new step), or None
+        self.asked: list[str] = []
         self.calls: dict[str, deque] = defaultdict(deque)
         self.rewrites: dict[tuple[str, str], str] = {}
         self.missing: list[str] = []
@@ -88,6 +94,9 @@ class ReplayLLM:
             return LLMCall(purpose, 0, 0, 0, 0.0, 0.0, 0.0, "stop", text)
         if self.calls[purpose]:
             return self.calls[purpose].popleft()
+        if self.live is not None:
+            self.asked.append(purpose)
+            return self.live.chat(messages, max_tokens=max_tokens, purpose=purpose, grammar=grammar)
         self.missing.append(purpose)
         return LLMCall(purpose, 0, 0, 0, 0.0, 0.0, 0.0, "stop", "")
 
@@ -96,9 +105,11 @@ class ReplayLLM:
         return float(call.score or 0.0), call
 
     def count_tokens(self, text: str) -> int:
-        return len(text) // 4 + 1
+        return self.live.count_tokens(text) if self.live is not None else len(text) // 4 + 1
 
     def truncate(self, text: str, max_tokens: int) -> tuple[str, bool]:
+        if self.live is not None:
+            return self.live.truncate(text, max_tokens)
         return (text, False) if self.count_tokens(text) <= max_tokens else (text[: 4 * max_tokens], True)
 
 
@@ -146,7 +157,8 @@ class Replayer:
     """Replays rows (see module docstring); one checker per recorded checker name, loaded once."""
 
     def __init__(self, *, models_toml: str | None = None, nli_cache: str | None = None, overrides: dict | None = None,
-                 checker=None):
+                 checker=None, live=None):
+        self.live = live  # answers the calls with nothing recorded (ReplayLLM)
         self.registry = Registry.load(models_toml)
         self.nli_cache = nli_cache
         self.overrides = dict(overrides or {})
@@ -176,7 +188,7 @@ class Replayer:
         trace = row["trace"]
         stamp = trace["settings"]
         settings = recorded_settings(stamp, self.overrides)
-        llm = ReplayLLM(trace, n_ctx=stamp.get("n_ctx") or 4096)
+        llm = ReplayLLM(trace, n_ctx=stamp.get("n_ctx") or 4096, live=self.live)
         pipe = VeriCite(llm, self.checker(stamp), prompts=PromptSet.load(stamp["prompts"].split("@")[0]),
                         settings=settings)
         docs = [Document(title=str(d.get("title") or ""), text=d["text"]) for d in row["docs"]]
@@ -186,7 +198,7 @@ class Replayer:
         out = {k: v for k, v in row.items() if k not in ("output", "warnings", "trace", "seconds")}
         out.update(method=label, output=res.answer, warnings=list(res.warnings), trace=new,
                    seconds=row.get("seconds"),
-                   replay={"from": row["method"], "overrides": self.overrides, "missing": llm.missing,
+                   replay={"from": row["method"], "overrides": self.overrides, "missing": llm.missing, "live": llm.asked,
                            "stale_refine": verified_set(new) != verified_set(trace),
                            "same_output": res.answer == row["output"]})
         return out
@@ -194,6 +206,8 @@ class Replayer:
     def close(self) -> None:
         for c in self.checkers.values():
             c.close()
+        if self.live is not None and hasattr(self.live, "close"):
+            self.live.close()
 
 
 def main(argv: list[str] | None = None, *, models_toml: str | None = None) -> int:
@@ -206,6 +220,8 @@ def main(argv: list[str] | None = None, *, models_toml: str | None = None) -> in
     ap.add_argument("--method", help="replay only rows of this method")
     ap.add_argument("--dataset", help="replay only rows of this dataset")
     ap.add_argument("--nli-cache", help="sqlite premise-hypothesis score cache (reused across replays)")
+    ap.add_argument("--llm", help="answer the calls with no recorded reply (a new step) with this LLM of models.toml "
+                                  "(one thread); without it they get empty text")
     ap.add_argument("--no-progress", action="store_true")
     args = ap.parse_args(argv)
     try:
@@ -215,8 +231,9 @@ def main(argv: list[str] | None = None, *, models_toml: str | None = None) -> in
                 and (not args.method or r["method"] == args.method) and (not args.dataset or r["dataset"] == args.dataset)]
         if not rows:
             raise ConfigError("no rows with a pipeline trace in " + ", ".join(args.results))
-        replayer = Replayer(models_toml=models_toml, nli_cache=args.nli_cache, overrides=overrides)
-    except ConfigError as e:
+        live = load_llm(args.llm, models_toml=models_toml) if args.llm else None
+        replayer = Replayer(models_toml=models_toml, nli_cache=args.nli_cache, overrides=overrides, live=live)
+    except (ConfigError, ModelFileError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
     counts = defaultdict(int)
@@ -229,6 +246,7 @@ def main(argv: list[str] | None = None, *, models_toml: str | None = None) -> in
                 counts["same_output"] += rp["same_output"]
                 counts["stale_refine"] += rp["stale_refine"]
                 counts["with_missing_calls"] += bool(rp["missing"])
+                counts["live_calls"] += len(rp["live"])
                 f.write(json.dumps(new, ensure_ascii=False) + "\n")
     except ConfigError as e:  # a recorded checker or prompt set that this registry lacks
         print(f"error: {e}", file=sys.stderr)

@@ -7,7 +7,8 @@ warnings added:
 1. :func:`final_check`   every sentence checked against the documents it cites;
 2. :func:`add_nothing`   a sentence saying what no verified sentence says fails;
 3. :func:`strict`        failing sentences removed (or only reported), the verified sentences as fallback;
-4. :func:`put_back_statements` / :func:`put_back_facts`  verified sentences the merge lost, put back, checked;
+4. :func:`put_back_statements` / :func:`put_back_facts`  verified sentences the merge lost, put back, checked
+   (not after the answer step, :mod:`~vericite.engine.selection`: its picks are the answer);
 5. :func:`lenient_marks` citations that support their sentence only partly marked ``[3*]``;
 6. :func:`marks_before_stop` "... the Police. [4]" shown as "... the Police [4].";
 7. :func:`quotes`        per cited document, the span that carries each final sentence.
@@ -48,6 +49,9 @@ FINAL_NONE_PASSED = "final:none_passed"             # none passed: the answer is
 #: a verified fact the refinement dropped is put back only when it shares this many content-word
 #: stems with the question (``backbone_facts``)
 MIN_QUESTION_STEMS = 2
+#: after the answer step, when none of its picks passes the final check, the answer is at most this
+#: many verified sentences (the most relevant), not all of them
+PICKED_FALLBACK = 3
 
 
 @dataclass(frozen=True)
@@ -106,11 +110,12 @@ class Draft:
     checked: tuple[Statement, ...] = ()
     notes: tuple[str, ...] = ()
     warnings: tuple[Caveat, ...] = ()
+    picked: bool = False  # the answer step picked these sentences (engine/selection.py): nothing is put back
 
     @classmethod
-    def of(cls, text: str, notes: Sequence[str] = (), warnings: Sequence[Caveat] = ()) -> Draft:
-        """A draft of unchecked ``text`` (the refinement's reply, quotes, or "")."""
-        return cls((Block(text),) if text else (), (), tuple(notes), tuple(warnings))
+    def of(cls, text: str, notes: Sequence[str] = (), warnings: Sequence[Caveat] = (), *, picked: bool = False) -> Draft:
+        """A draft of unchecked ``text`` (the refinement's reply, the picked sentences, quotes, or "")."""
+        return cls((Block(text),) if text else (), (), tuple(notes), tuple(warnings), picked)
 
     @property
     def sentences(self) -> list[Statement]:
@@ -198,8 +203,8 @@ def strict(d: Draft, f: Facts) -> Draft:
     """Failing final sentences: with ``drop_unsupported`` (strict, the default) removed, and when
     none passes the answer falls back to the verified sentences themselves (with
     ``fallback_sentences`` N > 0, at most N, the most relevant to the question: :func:`relevant`),
-    checked again as final sentences (those that fail are removed too); without it, reported in a
-    warning."""
+    checked again as final sentences (those that fail are removed too; after the answer step at
+    most :data:`PICKED_FALLBACK` when N is 0); without it, reported in a warning."""
     final = d.sentences
     bad = [s for s in final if s.verdict != R.SUPPORTED]
     if not bad:
@@ -213,7 +218,7 @@ def strict(d: Draft, f: Facts) -> Draft:
         d = replace(d, blocks=tuple(b.keep(kept) for b in d.blocks))
         return d.warn(FINAL_REMOVED, f"removed {len(bad)} of {len(final)} final sentences that failed the final check "
                                      "(strict; --no-drop-unsupported keeps them)")
-    chosen = relevant(f.question, f.verified, f.settings.fallback_sentences, f.lang)
+    chosen = relevant(f.question, f.verified, f.settings.fallback_sentences or (PICKED_FALLBACK if d.picked else 0), f.lang)
     d = d.note("strict: no final sentence passed; the answer is the verified sentences"
                + (f" most relevant to the question ({len(chosen)} of {len(f.verified)})"
                   if len(chosen) < len(f.verified) else ""))
@@ -235,8 +240,9 @@ def put_back_statements(d: Draft, f: Facts) -> Draft:
     """Stage 1 answers the question in full sentences; the merge sometimes keeps only a stage-2
     fragment or loses the answer (``backbone``). A kept stage-1 statement whose answer words (its
     words that are not in the question, :func:`~vericite.engine.content.carried`) are mostly
-    missing from the answer is put before it, checked as a final sentence first."""
-    if not f.settings.backbone:
+    missing from the answer is put before it, checked as a final sentence first. Not after the
+    answer step: its picks are the answer."""
+    if not f.settings.backbone or d.picked:
         return d
     text = d.text()
     missing = [s for s in f.statements if s.verdict == R.KEPT and not carried(s.text, text, f.question, f.lang)]
@@ -245,8 +251,8 @@ def put_back_statements(d: Draft, f: Facts) -> Draft:
 
 def put_back_facts(d: Draft, f: Facts) -> Draft:
     """Up to ``backbone_facts`` verified stage-2 facts the answer lost (:func:`dropped_facts`),
-    put after it, each checked as a final sentence first."""
-    if not f.settings.backbone_facts:
+    put after it, each checked as a final sentence first. Not after the answer step."""
+    if not f.settings.backbone_facts or d.picked:
         return d
     picked = dropped_facts(f.question, f.verified, d.text(), f.settings.backbone_facts, f.lang)
     return _put_back(d, f, picked, "verified stage-2 fact(s)", before=False)

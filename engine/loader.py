@@ -126,6 +126,23 @@ def build_pipeline(*, llm: str | None = None, nli: str | None = None, models_tom
     return VeriCite(lm, checkers[nli_spec.name], prompts=prompt_set, settings=resolved[nli_spec.name], routes=routed)
 
 
+def load_llm(name: str | None = None, *, models_toml: str | None = None, threads: int = 1, n_ctx: int | None = None):
+    """The LLM named in models.toml (the default when None) alone, without a checker or settings
+    (benches that answer some calls live, e.g. ``vericite bench replay --llm``).
+
+    Raises:
+        ConfigError: unknown model name or format.
+        ModelFileError: the model file is missing or corrupt (the message names the fix).
+    """
+    spec = Registry.load(models_toml).get(name, "llm")
+    try:
+        lm = _load_llm(spec, n_ctx=n_ctx, threads=threads, gpu_layers=0, reuse_prefix=True, chat_format=None)
+    except ModelFileError as e:
+        _raise_with_hint(e, spec)
+    lm.name, lm.sha256 = spec.name, spec.sha256 or None
+    return lm
+
+
 def _load_checker(spec, nli_threads: int, nli_cache: str | None) -> DynamicBatcher:
     """The checker of ``spec`` behind a dynamic batcher with its premise-hypothesis cache.
 

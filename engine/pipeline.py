@@ -20,7 +20,7 @@ from . import settings as S
 from .checks import Checker, CheckBatch, Claim, Verifier, answer_claims, fact_claims, joint_fact_claims
 from .claims import complete_claims, is_fragment
 from .content import content_free
-from .citations import merge_adjacent
+from .citations import merge_adjacent, strip_citations
 from .conflicts import Conflict, find_conflicts
 from .draft import Draft, with_citations
 from .docs import as_documents
@@ -32,6 +32,7 @@ from .language import MIN_CONFIDENCE, detect, detect_or
 from .prompts import PromptSet, completion_prompt
 from .records import Document, LLMCall, StageTrace, Statement, VerifiedAnswer
 from .relevance import relevant_sentences, trim_document
+from .selection import compose, numbered, parse_selection, ranked, select_grammar
 from .settings import Settings
 from .timeline import Timeline
 
@@ -183,7 +184,7 @@ class VeriCite:
         hooks.stage2(q, evidence)
         verified = pipe.verified(q, answer, evidence)  # wait for the checks: kept facts, then kept statements
         conflicts = pipe.conflicts(q, verified)        # documents that give another number for a verified claim
-        refine = pipe.stage3_refine(q, verified)       # one merged answer from the verified sentences (a Draft)
+        refine = pipe.stage3_refine(q, verified, answer)  # the answer from the verified sentences (a Draft)
         refine.draft = pipe.stage3_rules(q, refine, answer, verified)  # final check, strict, put-backs, marks
         result = pipe.result(q, [answer, evidence, refine], conflicts)
         hooks.done(result)
@@ -424,9 +425,10 @@ class VeriCite:
                                    restated=self.settings.conflict_restated)
         return found
 
-    def stage3_refine(self, q: Question, verified: list[Statement]) -> Stage:
-        """Merge the verified statements into one answer, citing only documents they cite: the
-        stage's draft (no verified statement: the fallback quotes, or an empty draft)."""
+    def stage3_refine(self, q: Question, verified: list[Statement], answer: Stage | None = None) -> Stage:
+        """The stage's draft from the verified statements: the answer step's picks (:meth:`_pick`),
+        else the authors' merge (:meth:`_merge`); no verified statement: the fallback quotes, or an
+        empty draft. ``answer`` (stage 1) gives the answer step its first answer as written."""
         st = Stage(StageTrace(R.REFINE))
         with q.timeline.span(None) as t:
             quotes = self.quotes(q) if not verified else []
@@ -440,26 +442,58 @@ class VeriCite:
                 st.draft = Draft.of("", ["no verified statement: nothing to refine, the answer is empty"])
                 st.draft = st.draft.warn(D.EMPTY_NOTHING_VERIFIED, "no statement survived the NLI checks; the answer is empty")
             else:
-                log.info("stage 3: refining %d verified statements", len(verified))
-                lines = "\n".join(with_citations(s) for s in verified)
-                block = self._documents_block(R.REFINE, q, statements=lines)
-                cited = {c for s in verified for c in s.citations}
-                call = self._chat(q, q.prompts.messages(R.REFINE, question=q.text, docs=block, statements=lines),
-                                  step=R.REFINE, purpose=R.REFINE, grammar=self._cite_grammar(len(q.documents), cited))
-                st.trace.llm_calls.append(call)
-                text = merge_adjacent(call.text.strip())
-                st.draft = Draft.of(text)
-                if call.finish_reason == "length":
-                    text, cut = _drop_unfinished_tail(text)
-                    st.draft = Draft.of(text, [cut] if cut else [])
-                    if not text:
-                        st.draft = st.draft.warn(D.EMPTY_TOKEN_CAP, f"the refinement reached its "
-                                                 f"{q.prompts.steps[R.REFINE].max_tokens}-token cap before its first "
-                                                 "sentence ended; the answer is empty")
-                elif not text:
-                    st.draft = st.draft.warn(D.EMPTY_NO_TEXT, "the refinement step returned no text; the answer is empty")
+                first = " ".join(strip_citations(s.raw or s.text) for s in answer.trace.statements) if answer else ""
+                st.draft = self._pick(q, st, verified, first) or self._merge(q, st, verified)
         st.trace.wall_ms = round(t.ms, 1)
         return st
+
+    def _pick(self, q: Question, st: Stage, verified: list[Statement], first: str = "") -> Draft | None:
+        """The answer step (``refine`` = answer, :mod:`~vericite.engine.selection`): the LLM names
+        the short answer and picks the verified sentences that show it; the draft is those
+        sentences with their citations; ``first`` (stage 1's answer, unchecked: it read every
+        document at once) helps it find the answer. None (the merge runs instead) when the setting
+        is off, the prompt set has no select step, or the reply cannot be read."""
+        if self.settings.refine != "answer" or "select" not in q.prompts.steps:
+            return None
+        log.info("stage 3: picking the answer from %d verified statements", len(verified))
+        verified = ranked(verified, q.text, first)  # listed most relevant first
+        lines = numbered(verified)
+        uses_docs = "{D}" in q.prompts.steps["select"].template  # the built-in sets pick from the sentences alone
+        block = self._documents_block("select", q, statements=lines) if uses_docs else ""
+        call = self._chat(q, q.prompts.messages("select", question=q.text, docs=block, statements=lines,
+                                                 first=first or "-"),
+                          step="select", purpose="select", grammar=select_grammar(len(verified)))
+        st.trace.llm_calls.append(call)
+        sel = parse_selection(call.text, len(verified))
+        if sel is None:
+            st.trace.notes.append(f"answer step: no 'Answer:' line in the reply {call.text[:200]!r}; merged instead")
+            return None
+        picked = compose(sel, verified, q.text, q.lang, titles=[d.title for d in q.documents])
+        draft = Draft.of(merge_adjacent(" ".join(with_citations(s) for s in picked.sentences)), picked.notes,
+                         picked=True)
+        return draft.warn(picked.caveat.code, picked.caveat.text) if picked.caveat else draft
+
+    def _merge(self, q: Question, st: Stage, verified: list[Statement]) -> Draft:
+        """The authors' refinement: every verified statement given to the LLM; its reply (citing
+        only documents they cite) is the draft."""
+        log.info("stage 3: refining %d verified statements", len(verified))
+        lines = "\n".join(with_citations(s) for s in verified)
+        block = self._documents_block(R.REFINE, q, statements=lines)
+        cited = {c for s in verified for c in s.citations}
+        call = self._chat(q, q.prompts.messages(R.REFINE, question=q.text, docs=block, statements=lines),
+                          step=R.REFINE, purpose=R.REFINE, grammar=self._cite_grammar(len(q.documents), cited))
+        st.trace.llm_calls.append(call)
+        text = merge_adjacent(call.text.strip())
+        if call.finish_reason == "length":
+            text, cut = _drop_unfinished_tail(text)
+            draft = Draft.of(text, [cut] if cut else [])
+            if not text:
+                draft = draft.warn(D.EMPTY_TOKEN_CAP, f"the refinement reached its "
+                                   f"{q.prompts.steps[R.REFINE].max_tokens}-token cap before its first "
+                                   "sentence ended; the answer is empty")
+            return draft
+        draft = Draft.of(text)
+        return draft if text else draft.warn(D.EMPTY_NO_TEXT, "the refinement step returned no text; the answer is empty")
 
     def quotes(self, q: Question) -> list[str]:
         """The fallback answer when nothing was verified (``fallback_quotes`` = N > 0): the N

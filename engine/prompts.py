@@ -4,7 +4,9 @@ A pipeline prompt set (``engine/prompts/NAME.json``) has a ``system`` message, a
 ({ID} 1-based number, {T} title, {P} text) and one section per LLM step, named as the step's call
 purpose: ``answer`` (stage 1), ``gate`` and ``extract`` (stage 2), ``refine`` (stage 3), and the
 optional ``claim`` (a short answer rewritten as a full sentence with the question, {S} the
-fragment). Each has an ``instruction``, a ``template`` ({INST}, {Q} question, {D} documents, {S}
+fragment) and ``select`` (stage 3's answer step: the short answer and the numbers of the verified
+sentences that show it, {S} the numbered sentences, {A} stage 1's answer as written; without it
+stage 3 merges). Each has an ``instruction``, a ``template`` ({INST}, {Q} question, {D} documents, {S}
 statements) and ``max_tokens``. ``lang`` names the instructions' language and ``languages`` maps a
 question language to the set to use instead (``{"ru": "paper-ru-kv"}``: Russian questions get
 Russian prompts, :meth:`PromptSet.for_language`).
@@ -26,8 +28,9 @@ from .errors import ConfigError
 PROMPTS_DIR = Path(__file__).resolve().parent / "prompts"
 #: The pipeline's LLM steps, in the order they run (also their call purposes).
 STEPS = ("answer", "gate", "extract", "refine")
-#: Steps a prompt set may leave out; without ``claim`` fragments are dropped instead of rewritten.
-OPTIONAL_STEPS = ("claim",)
+#: Steps a prompt set may leave out; without ``claim`` fragments are dropped instead of rewritten,
+#: without ``select`` stage 3 merges (``refine`` = merge).
+OPTIONAL_STEPS = ("claim", "select")
 
 _PLACEHOLDER = re.compile(r"\{([A-Z]+)\}")
 
@@ -142,10 +145,13 @@ class PromptSet(PromptFile):
         """One document block; ``number`` is 1-based."""
         return fill(self.doc_template, ID=str(number), T=title, P=text)
 
-    def messages(self, step: str, *, question: str, docs: str = "", statements: str = "") -> list[dict[str, str]]:
-        """Chat messages for one step: the system message, then the rendered user prompt."""
+    def messages(self, step: str, *, question: str, docs: str = "", statements: str = "",
+                 first: str = "") -> list[dict[str, str]]:
+        """Chat messages for one step: the system message, then the rendered user prompt
+        (``first``: stage 1's answer as written, {A}, for the select step)."""
         s = self.steps[step]
-        return chat_messages(self.system, fill(s.template, INST=s.instruction, Q=question, D=docs, S=statements))
+        return chat_messages(self.system, fill(s.template, INST=s.instruction, Q=question, D=docs, S=statements,
+                                               A=first))
 
 
 @functools.lru_cache(maxsize=16)

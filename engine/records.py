@@ -5,10 +5,11 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 # The three stages, one name each: in traces (StageTrace.name), statements (Statement.stage) and
-# prompts. Their LLM calls are named by step: "answer"; "gate:N" and "extract:N" (document N); "refine".
+# prompts. Their LLM calls are named by step: "answer"; "gate:N" and "extract:N" (document N); "select"
+# (stage 3's answer step) or "refine" (the authors' merge).
 ANSWER = "answer"      # stage 1: initial answer with citations, each statement checked
 EVIDENCE = "evidence"  # stage 2: per document, usefulness gate then fact extraction, each fact checked
-REFINE = "refine"      # stage 3: merge the verified statements; each final sentence checked
+REFINE = "refine"      # stage 3: the answer from the verified statements (picked or merged); each final sentence checked
 STAGES = (ANSWER, EVIDENCE, REFINE)
 
 # Verdicts a statement can carry in the trace.

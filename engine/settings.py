@@ -25,6 +25,7 @@ GATES = ("grammar", "scored", "relative")  # usefulness gate: greedy Yes/No, P(Y
 PROMPT_FORMATS = ("chat", "completion")  # GGUF chat template, or one plain completion prompt
 SCHEDULES = ("overlap", "sequential")    # NLI beside the LLM, or the authors' order
 STRICTNESS = ("strict", "lenient")       # keep grades 1-2, or 1-3 with the partial citations marked [3*]
+REFINES = ("answer", "merge")            # stage 3: pick the verified sentences that answer, or the authors' merge
 
 
 # -- rules: each returns None when the value is fine, else what is wrong ------------------------
@@ -183,10 +184,16 @@ class Settings:
                                   "document alone, then its cited ones plus one other, and kept with the citations "
                                   "that carry it (a wrong number, a two-hop claim cited with one document)",
                            kind="bool", flag=True)
-    backbone: bool = setting(True, "keep stage 1's verified statements in the answer: one the refinement dropped "
+    refine: str = setting("answer", "stage 3: answer = the LLM names the short answer and picks the fewest verified "
+                                    "sentences that show it (the prompt set's select step); they are the answer as "
+                                    "verified, the ones naming the answer first (engine/selection.py); merge = the "
+                                    "authors' refinement, every verified sentence summarised by the LLM (also when a "
+                                    "prompt set has no select step or the reply cannot be read)",
+                          kind="str", choices=REFINES, flag=True)
+    backbone: bool = setting(True, "keep stage 1's verified statements in the answer: one the merge (refine = merge) dropped "
                                    "(its answer words missing from the final text) is put back, checked",
                              kind="bool", flag=True)
-    backbone_facts: int = setting(2, "keep up to N verified stage-2 facts the refinement dropped: those sharing two "
+    backbone_facts: int = setting(2, "keep up to N verified stage-2 facts the merge (refine = merge) dropped: those sharing two "
                                      "content-word stems with the question whose answer words the final text lacks, most "
                                      "relevant first (BM25), are put back after it, checked (0 = only stage 1's statements)",
                                   kind="int", rule=_non_negative, flag=True)

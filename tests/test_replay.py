@@ -34,7 +34,8 @@ def test_replay_with_the_recorded_settings_gives_the_recorded_answer_without_the
     row = recorded(WordChecker(), claim_words=5, backbone_facts=0, claim_guard=False)
     new = Replayer(checker=WordChecker()).replay(row, "again")  # recorded settings, no override
     assert new["output"] == row["output"] == "The Lakers won the finals 16 times [1]."
-    assert new["replay"] == {"from": "vericite", "overrides": {}, "missing": [], "stale_refine": False, "same_output": True}
+    assert new["replay"] == {"from": "vericite", "overrides": {}, "missing": [], "live": [], "stale_refine": False,
+                            "same_output": True}
     assert new["method"] == "again" and new["trace"]["stages"][1]["statements"] == row["trace"]["stages"][1]["statements"]
 
 

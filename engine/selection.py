@@ -1,0 +1,279 @@
+"""Stage 3's answer step: the short answer, and the fewest verified sentences that show it.
+
+The authors' refinement asks the LLM to summarise every verified sentence; a small model then lists
+facts without answering, or merges two facts into a sentence no single document carries. This step
+asks it what it does reliably: name the short answer and pick, by number, the verified sentences
+that show it. The answer is those sentences as verified, each with its own citations, the ones
+that name the short answer first: a bridge answer is a chain of single-hop sentences, each carried
+by the document it cites. Nothing is rewritten, so nothing is added.
+
+The reply's form (:func:`select_grammar`)::
+
+    Sentences: S2, S5
+    Answer: Rush
+"""
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+
+import snowballstemmer
+
+from . import draft as D
+from .citations import strip_citations
+from .content import answer_words
+from .entities import found
+from .entities import names as names_in
+from .records import Statement
+from .relevance import bm25_scores
+
+#: at most this many sentences in a picked answer
+MAX_PICKS = 3
+#: when the model names no answer, the answer shows this many verified sentences closest to the question
+CLOSEST = 2
+#: when no pick names the model's answer, at most this many verified sentences that do are put first
+NAMING = 2
+
+ANSWER_UNKNOWN = "answer:unknown"          # the model found no answer in the verified sentences
+ANSWER_UNSUPPORTED = "answer:unsupported"  # the model's short answer is in no verified sentence
+
+_ANSWER = re.compile(r"^\W*(?:answer|ответ)\s*:\s*(?P<a>[^\n]*)", re.I | re.M)
+_PICKS = re.compile(r"^\W*(?:sentences|предложения)\s*:\s*(?P<p>[^\n]*)", re.I | re.M)
+_LABEL = re.compile(r"\bS\s*(\d{1,3})\b", re.I)
+_WORD = re.compile(r"\w+")
+_STEMMERS = {"en": "english", "ru": "russian"}
+_ARTICLES = frozenset({"the", "a", "an"})
+_YES_NO = frozenset({"yes", "no", "да", "нет"})
+_UNKNOWN = ("unknown", "not stated", "not given", "none", "n/a", "неизвестно", "не указано", "нет данных")
+
+
+@dataclass(frozen=True)
+class Selection:
+    """The model's reply read: ``answer`` as written (stripped; "" when none), ``picks`` the
+    0-based indexes of the sentences it named, in its order, each once, all in range."""
+
+    answer: str
+    picks: tuple[int, ...]
+
+    @property
+    def unknown(self) -> bool:
+        """The model says the sentences do not give the answer (or gave none)."""
+        a = self.answer.casefold().strip(" .!")
+        return not a or a.startswith(_UNKNOWN)
+
+    @property
+    def yes_no(self) -> bool:
+        """The short answer is yes or no (a sentence cannot name it: the picks show it)."""
+        words = _WORD.findall(self.answer.casefold())
+        return bool(words) and words[0] in _YES_NO
+
+
+def ranked(sentences: Sequence[Statement], question: str, first: str = "") -> list[Statement]:
+    """``sentences`` most relevant first (BM25 against the question and stage 1's answer ``first``;
+    ties keep their order): the prompt lists them so, as a small model picks the first labels
+    more often than the right ones."""
+    if len(sentences) < 2:
+        return list(sentences)
+    scores = bm25_scores(f"{question} {first}", [s.text for s in sentences])
+    return [sentences[k] for k in sorted(range(len(sentences)), key=lambda k: (-scores[k], k))]
+
+
+def numbered(sentences: Sequence[Statement]) -> str:
+    """The verified sentences as the prompt lists them: "S1: text" per line, citation marks
+    removed (the model picks sentences, not documents)."""
+    return "\n".join(f"S{k + 1}: {strip_citations(s.text).strip()}" for k, s in enumerate(sentences))
+
+
+def select_grammar(n: int, max_picks: int = MAX_PICKS) -> str:
+    """A GBNF grammar for the reply: "Sentences: " one to ``max_picks`` labels S1..Sn separated
+    by ", ", then "Answer: " a line of text (evidence first: the small model picks sentences
+    better than it answers, and then copies the answer from them).
+
+    Raises:
+        ValueError: n < 1 or max_picks < 1.
+    """
+    if n < 1 or max_picks < 1:
+        raise ValueError(f"need n >= 1 and max_picks >= 1, got {n}, {max_picks}")
+    labels = " | ".join(f'"S{k}"' for k in range(n, 0, -1))  # longest first: "S10" before "S1"
+    more = f' (", " pick){{0,{max_picks - 1}}}' if max_picks > 1 else ""
+    return "\n".join([
+        f'root ::= "Sentences: " pick{more} "\\nAnswer: " short',
+        'short ::= [^\\n]+',
+        f"pick ::= {labels}",
+    ])
+
+
+def parse_selection(reply: str, n: int) -> Selection | None:
+    """The reply read (with or without its grammar: "answer:"/"ответ:" and "sentences:" lines in
+    any case; labels "S3" anywhere on the sentences line), or None when it has no answer line.
+    Labels outside 1..n are ignored; at most :data:`MAX_PICKS` are kept."""
+    m = _ANSWER.search(reply or "")
+    if not m:
+        return None
+    p = _PICKS.search(reply)
+    picks: list[int] = []
+    for label in _LABEL.findall(p.group("p") if p else ""):
+        k = int(label) - 1
+        if 0 <= k < n and k not in picks:
+            picks.append(k)
+    return Selection(m.group("a").strip(" *_`\t"), tuple(picks[:MAX_PICKS]))
+
+
+def _units(text: str, lang: str) -> frozenset[str]:
+    words = [w.casefold() for w in _WORD.findall(text)]
+    if lang in _STEMMERS:
+        words = snowballstemmer.stemmer(_STEMMERS[lang]).stemWords(words)
+    return frozenset(words)
+
+
+def names(answer: str, sentence: str, lang: str = "en") -> bool:
+    """Whether ``sentence`` names the short ``answer``: every word of it (stemmed, case folded,
+    articles aside; two thirds of them for an answer of three words or more) occurs in the sentence."""
+    need = _units(answer, lang) - _ARTICLES
+    if not need:
+        return False
+    found = len(need & _units(sentence, lang))
+    return found == len(need) if len(need) < 3 else 3 * found >= 2 * len(need)
+
+
+@dataclass(frozen=True)
+class Picked:
+    """What :func:`compose` made of a selection: the answer's sentences (verified, in answer
+    order), the trace notes, and a caveat for the user (None when the answer is named)."""
+
+    sentences: tuple[Statement, ...]
+    notes: tuple[str, ...]
+    caveat: D.Caveat | None = None
+
+
+_PRONOUN = re.compile(r"^(?P<p>He|She|It|They|His|Her|Its|Their)\b(?=\s)")
+_POSSESSIVE = frozenset({"His", "Her", "Its", "Their"})
+
+
+_LOWER_IN_NAMES = frozenset({"of", "the", "and", "de", "da", "di", "von", "van", "du", "la", "le", "del", "in", "on"})
+
+
+def _a_name(title: str) -> bool:
+    """Whether a title reads as a name ("Palms Casino Resort", "Charles Carroll of Carrollton"):
+    at most six words, each alphabetic one capitalised or a name particle ("Press release 2021" is not)."""
+    words = re.findall(r"[^\W\d_][\w'’.-]*", title)
+    return 0 < len(words) <= 6 and all(w[0].isupper() or w.lower() in _LOWER_IN_NAMES for w in words)
+
+
+def resolve_pronoun(s: Statement, titles: Sequence[str]) -> Statement:
+    """``s`` with an opening English pronoun ("It has 703 rooms", "His brother ...") replaced by
+    the title of the one document it cites ("Palms Casino Resort has 703 rooms"; a possessive
+    gets "'s"; a title's closing parenthesis, "Steve Smith (musician)", is dropped): a fact copied
+    from a document says "He" for the document's subject, which in an answer of several
+    sentences reads as someone else. Unchanged when it cites several documents or its document's
+    title does not read as a name (:func:`_a_name`). The final check then checks the sentence as
+    resolved."""
+    m = _PRONOUN.match(s.text)
+    if not m or len(s.citations) != 1 or not 1 <= s.citations[0] <= len(titles):
+        return s
+    name = re.sub(r"\s*\([^)]*\)\s*$", "", titles[s.citations[0] - 1]).strip()
+    if not _a_name(name):
+        return s
+    name = f"{name}'s" if m.group("p") in _POSSESSIVE else name
+    text = name + s.text[m.end():]
+    return replace(s, text=text, raw=text)
+
+
+def compose(sel: Selection, verified: Sequence[Statement], question: str, lang: str = "en",
+            titles: Sequence[str] = ()) -> Picked:
+    """The answer's sentences from the model's selection.
+
+    - the picks, without one that says nothing the earlier picks do not (a repeated fact: all its
+      :func:`~vericite.engine.content.answer_words` in them);
+    - an answer the picks do not name: the verified sentence that names it and links to a pick
+      goes first, else the :data:`NAMING` closest to the question that name it; when none does,
+      the picks stand with :data:`ANSWER_UNSUPPORTED`;
+    - "unknown" (or no answer): the picks, else the :data:`CLOSEST` verified sentences closest to
+      the question, with :data:`ANSWER_UNKNOWN`;
+    - yes/no: the picks (no sentence names "yes");
+    - the sentences that name the answer first, then the other picks that share a name with them
+      (:func:`links`; the others are left out: facts the model added beside the answer; a question
+      of two parts keeps them all, :func:`several_parts`), at most :data:`MAX_PICKS`;
+    - an opening pronoun resolved to the cited document's title (:func:`resolve_pronoun`;
+      ``titles``: the documents' titles in order).
+    """
+    picked = _compose(sel, verified, question, lang)
+    resolved = tuple(resolve_pronoun(s, titles) for s in picked.sentences)
+    changed = [f"{a.text!r} -> {b.text!r}" for a, b in zip(picked.sentences, resolved) if a is not b]
+    notes = picked.notes + ((f"answer: pronouns resolved to the cited document's title: {changed}",) if changed else ())
+    return replace(picked, sentences=resolved, notes=notes)
+
+
+def _compose(sel: Selection, verified: Sequence[Statement], question: str, lang: str) -> Picked:
+    picks: list[Statement] = []
+    for k in sel.picks:
+        s = verified[k]
+        if not picks or not answer_words(s.text, question, lang) <= answer_words(" ".join(p.text for p in picks),
+                                                                                 question, lang):
+            picks.append(s)
+    notes = [f"answer: {sel.answer!r} from {', '.join(f'S{k + 1}' for k in sel.picks) or 'no sentence'} "
+             f"of {len(verified)} verified"]
+    if len(picks) < len(sel.picks):
+        notes.append(f"answer: {len(sel.picks) - len(picks)} picked sentence(s) repeat an earlier one: left out")
+    if sel.unknown:
+        shown = picks or D.relevant(question, verified, CLOSEST, lang)
+        why = (f"the verified sentences do not say the answer to the question; the answer shows the {len(shown)} "
+               "closest to it")
+        return Picked(tuple(shown[:MAX_PICKS]), tuple(notes), D.Caveat(ANSWER_UNKNOWN, why))
+    if sel.yes_no:
+        return Picked(tuple((picks or D.relevant(question, verified, CLOSEST, lang))[:MAX_PICKS]), tuple(notes))
+    naming = [s for s in picks if names(sel.answer, s.text, lang)]
+    if not naming:
+        others = [s for s in verified if names(sel.answer, s.text, lang)]
+        if others:  # those that link to a pick (the bridge's other half), else the two closest to the question
+            tied = [s for s in others if any(links(p.text, s.text, question) for p in picks)]
+            naming = D.relevant(question, tied or others, 1 if tied else NAMING, lang)
+            picks = naming + picks
+            notes.append(f"answer: no picked sentence names {sel.answer!r}; put first: {[s.text for s in naming]}")
+        else:
+            shown = picks or D.relevant(question, verified, CLOSEST, lang)
+            why = (f"the model's short answer {sel.answer!r} is in no verified sentence; the answer shows the "
+                   f"{len(shown)} sentence(s) it picked")
+            return Picked(tuple(shown[:MAX_PICKS]), tuple(notes), D.Caveat(ANSWER_UNSUPPORTED, why))
+    named = " ".join(s.text for s in naming)
+    both = several_parts(question)  # "When ... and which ...": a pick may answer the other part
+    linked = [s for s in picks if s not in naming and (both or links(s.text, named, question))]
+    unlinked = [s for s in picks if s not in naming and s not in linked]
+    if unlinked:
+        notes.append(f"answer: left out {len(unlinked)} picked sentence(s) sharing no name with the sentences "
+                     f"that name the answer: {[s.text for s in unlinked]}")
+    chosen = _without_repeats(naming + linked, question, lang)
+    if len(chosen) < len(naming + linked):
+        notes.append(f"answer: left out {len(naming + linked) - len(chosen)} sentence(s) the others repeat")
+    return Picked(tuple(chosen[:MAX_PICKS]), tuple(notes))
+
+
+def _without_repeats(sentences: list[Statement], question: str, lang: str) -> list[Statement]:
+    """``sentences`` without each one (last first) whose answer words the others all say
+    ("Valuair was acquired by Jetstar" beside "Valuair was acquired by Jetstar, based in Singapore")."""
+    out = list(sentences)
+    for s in reversed(sentences):
+        others = [o for o in out if o is not s]
+        if others and answer_words(s.text, question, lang) <= answer_words(" ".join(o.text for o in others),
+                                                                           question, lang):
+            out = others
+    return out
+
+
+_PARTS = re.compile(r"\b(?:and|или|и)\s+(?:when|where|which|what|who|whom|how|why|"
+                    r"когда|где|как|какой|какая|какое|какие|кто|что|почему|сколько|зачем)\b", re.I)
+
+
+def several_parts(question: str) -> bool:
+    """Whether the question asks two things joined by "and" ("When was it launched and which
+    categories does it sell?", "Когда ... и какие ..."): the picks that answer the second part
+    share no name with the sentence that names the first part's answer, and are kept."""
+    return bool(_PARTS.search(question))
+
+
+def links(sentence: str, named: str, question: str) -> bool:
+    """Whether ``sentence`` shares a name the question lacks with ``named`` (the sentences that
+    name the answer): the link of a bridge ("Peart was inducted ..." beside "Peart was the drummer
+    of Rush"), not another fact about the question's own subject."""
+    return any(found(n, named) and not found(n, question) for n in names_in(sentence))
