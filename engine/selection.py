@@ -218,8 +218,8 @@ def _compose(sel: Selection, verified: Sequence[Statement], question: str, lang:
         notes.append(f"answer: {len(sel.picks) - len(picks)} picked sentence(s) repeat an earlier one: left out")
     if sel.unknown:
         shown = picks or D.relevant(question, verified, CLOSEST, lang)
-        why = (f"the verified sentences do not say the answer to the question; the answer shows the {len(shown)} "
-               "closest to it")
+        why = (f"the LLM found no answer to the question in the verified sentences; the answer shows the "
+               f"{len(shown)} it found closest")
         return Picked(tuple(shown[:MAX_PICKS]), tuple(notes), D.Caveat(ANSWER_UNKNOWN, why))
     if sel.yes_no:
         return Picked(tuple((picks or D.relevant(question, verified, CLOSEST, lang))[:MAX_PICKS]), tuple(notes))
