@@ -3,12 +3,12 @@ PY ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 EXTRAS ?= cpu,test,export,bench,serve,openai,llama-server,triton
-# tests/test_triton.py's server: nvidia-pytriton's tritonserver binary (no deps: it pins numpy < 2) and
+# tests/*/test_triton.py's server: nvidia-pytriton's tritonserver binary (no deps: it pins numpy < 2) and
 # numpy 1.x in a folder of its own for Triton's Python backend stub (export/triton_server.py)
 PYTRITON ?= nvidia-pytriton==0.7.0
 STUB_NUMPY ?= numpy==1.26.4
 
-.PHONY: setup models browser demo test clean llama-server-native
+.PHONY: setup models browser demo test test-fast clean llama-server-native
 
 # The venv and the package (editable). llama-cpp-python compiles once (~14 min on 2 cores), then pip's cache serves it.
 $(BIN)/vericite: pyproject.toml
@@ -21,7 +21,7 @@ $(BIN)/vericite: pyproject.toml
 
 setup: $(BIN)/vericite models browser
 
-# Debian's Chromium and its driver for tests/test_page.py (the web page in a real headless browser); as root
+# Debian's Chromium and its driver for tests/external/test_page.py (the web page in a real headless browser); as root
 # (CI is); elsewhere the test is skipped with a message.
 browser:
 	@command -v chromium >/dev/null && command -v chromedriver >/dev/null || \
@@ -38,9 +38,16 @@ demo: setup
 test: setup
 	$(BIN)/python -m pytest -q
 
+# The fast lane: tests/unit only (fakes; seconds; needs no more than `pip install -e '.[cpu,test]'`: no torch,
+# no llama.cpp model, no download, no browser). No set-up step: it runs with .venv's python when there is one,
+# else with $(PY); `make test-fast FAST_PY=/path/to/bin/python` for another install. The tiers: tests/conftest.py.
+FAST_PY ?= $(if $(wildcard $(BIN)/python),$(BIN)/python,$(PY))
+test-fast:
+	$(FAST_PY) -m pytest -q tests/unit
+
 # llama.cpp's own server compiled for this CPU (-march=native) from the llama.cpp inside llama-cpp-python's
 # sdist (the version pyproject.toml pins), into build/llama-server-native/bin/llama-server; ~10 min on 2 cores.
-# The xllamacpp wheel's server is a generic x86 build (README, "An LLM on a server").
+# The xllamacpp wheel's server is a generic x86 build (docs/service.md, "An LLM on a server").
 LLAMA_CPP_PYTHON := $(shell grep -o 'llama-cpp-python==[0-9.]*' pyproject.toml)
 NATIVE := build/llama-server-native
 llama-server-native: $(NATIVE)/bin/llama-server

@@ -39,7 +39,7 @@ Where we differ from ALCE (``Rules``):
 - ALCE scores only the first line of the output (``output.strip().split("\\n")[0]``); we score
   the whole output unless ``alce_compat`` is set (VeriCite's refined answers and the citation
   grammar are single-line anyway). ``<|im_end|>`` is removed in both modes, as ALCE does.
-- Sentences: pysbd via ``engine/splitter.py`` (citation marks a splitter leaves at the start of
+- Sentences: pysbd via ``engine/text/splitter.py`` (citation marks a splitter leaves at the start of
   the next sentence are moved back, list bullets dropped) instead of nltk ``sent_tokenize``
   (needs a download); a sentence that is only citation marks is not a sentence.
 - Citations: ``engine.citations.parse_citations`` reads every number of a group ("[1, 2]" ->
@@ -59,14 +59,14 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass, field
 
 import numpy as np
-from vericite.engine.citations import (
+from vericite.engine.text.citations import (
     alce_citations,
     invalid_citations,
     parse_citations,
     strip_citations,
 )
 from vericite.engine.records import Document
-from vericite.engine.splitter import split_statements
+from vericite.engine.text.splitter import split_statements
 
 #: Stamped on every evaluation: ALCE eval.py commit whose rules these are, and our revision of them.
 METRIC_VERSION = "alce-eval@5947208/vericite-1"
@@ -391,7 +391,7 @@ class MemoScores:
     """
 
     def __init__(self, scorer: ScoreFn, cache=None):
-        from vericite.engine.nli_cache import ScoreCache
+        from vericite.engine.nli.cache import ScoreCache
 
         self.scorer = scorer
         self.cache = cache if cache is not None else ScoreCache("memo")
@@ -413,10 +413,10 @@ class MemoScores:
 
 
 def cached_scores(checker, path: str | None = None) -> MemoScores:
-    """The evaluator's scorer: ``checker.scores`` behind a :class:`~vericite.engine.nli_cache.ScoreCache`
+    """The evaluator's scorer: ``checker.scores`` behind a :class:`~vericite.engine.nli.cache.ScoreCache`
     keyed by the checker's ``cache_id`` (its file sha256 and settings), persisted in the sqlite
     file ``path`` when given (so an evaluation rerun scores nothing)."""
-    from vericite.engine.nli_cache import ScoreCache
+    from vericite.engine.nli.cache import ScoreCache
 
     return MemoScores(checker.scores, ScoreCache(getattr(checker, "cache_id", checker.name), path=path))
 

@@ -2,7 +2,7 @@
 
 ``python -m vericite.bench.citation_check [--nli NAME | --model-dir DIR] [--threshold T] [--calibrate] [--json]``
 
-Every figure is computed with the run-time scorer (``engine/nli.py``: ONNX Runtime, the
+Every figure is computed with the run-time scorer (``engine/nli/cross_encoder.py``: ONNX Runtime, the
 registry's ``max_length`` and ``premise_window``), from ``shared/data``:
 
 ``nli``       binary accuracy (entailment vs the rest) at P >= 0.5 and at the threshold, and ROC
@@ -65,12 +65,12 @@ from typing import Any
 
 import numpy as np
 
-from vericite.engine.grading import grade, is_verbatim  # noqa: F401  (re-exported for the bench's users)
-from vericite.engine.guard import NumberGuard
-from vericite.engine.models import Registry, model_path, sha256_file, verify
-from vericite.engine.checkers import load_checker
-from vericite.engine.nli import OnnxCrossEncoder
-from vericite.engine.paths import shared_dir
+from vericite.engine.nli.grading import grade, is_verbatim  # noqa: F401  (re-exported for the bench's users)
+from vericite.engine.nli.guard import NumberGuard
+from vericite.engine.config.registry import Registry, model_path, sha256_file, verify
+from vericite.engine.nli.load import load_checker
+from vericite.engine.nli.cross_encoder import OnnxCrossEncoder
+from vericite.engine.config.paths import shared_dir
 from vericite.export.train_nli import auc, seeded_sample
 from vericite.bench.common import git_revision
 
@@ -599,7 +599,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--write-calibration", help="write the calibration JSON to this file")
     ap.add_argument("--calibrate-only", action="store_true", help="calibrate (and write), print it, skip the bench")
     ap.add_argument("--number-guard", action=argparse.BooleanOptionalAction, default=None,
-                    help="put engine/guard.py's number guard in front of the checker (default: the registry entry's "
+                    help="put engine/nli/guard.py's number guard in front of the checker (default: the registry entry's "
                          "number_guard; off for --model-dir)")
     ap.add_argument("--json", action="store_true", help="print the full report as JSON")
     args = ap.parse_args(argv)
@@ -607,7 +607,7 @@ def main(argv: list[str] | None = None) -> int:
         args.premise_window = 128
     logging.basicConfig(level=logging.WARNING)
     if args.llm:
-        from vericite.engine.llm import LlamaCppLLM
+        from vericite.engine.llm.llama_cpp import LlamaCppLLM
         from vericite.bench.llm_checker import LLMYesNoChecker
 
         spec = Registry.load(args.models).get(args.llm, "llm")

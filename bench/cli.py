@@ -7,7 +7,7 @@ import functools
 import importlib
 
 from vericite.engine.errors import InputError
-from vericite.engine.paths import shared_dir
+from vericite.engine.config.paths import shared_dir
 
 BENCHES = {
     "items": ("vericite.bench.items", "run N items and count what each stage kept"),

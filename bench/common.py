@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import subprocess
 
-from vericite.engine.paths import REPO_ROOT
+from vericite.engine.config.paths import REPO_ROOT
 
 
 def git_revision() -> str:

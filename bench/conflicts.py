@@ -32,11 +32,11 @@ from collections.abc import Sequence
 import numpy as np
 
 from vericite.engine.conflicts import find_conflicts, number_kind
-from vericite.engine.docs import read_rows
-from vericite.engine.guard import numbers
-from vericite.engine.paths import shared_dir
+from vericite.engine.inputs import read_rows
+from vericite.engine.nli.guard import numbers
+from vericite.engine.config.paths import shared_dir
 from vericite.engine.records import Document, Statement
-from vericite.engine.splitter import split_sentences
+from vericite.engine.text.splitter import split_sentences
 
 
 #: A whole number to change: not part of a time, a decimal, a thousands group or a word ("4:51", "2,4",
@@ -162,15 +162,15 @@ def main(argv: list[str] | None = None, models_toml: str | None = None) -> int:
     if args.model_dir:
         from pathlib import Path
 
-        from vericite.engine.nli import OnnxCrossEncoder
+        from vericite.engine.nli.cross_encoder import OnnxCrossEncoder
 
         d = Path(args.model_dir)
         checker = OnnxCrossEncoder(d / "model.onnx", d / "tokenizer.json", intra_op_threads=args.threads)
         thr = args.threshold or [0.5]
         rel = args.related or [0.0]
     else:
-        from vericite.engine.checkers import load_checker
-        from vericite.engine.models import Registry
+        from vericite.engine.nli.load import load_checker
+        from vericite.engine.config.registry import Registry
 
         spec = Registry.load(models_toml).get(args.nli, "nli")
         checker = load_checker(spec, intra_op_threads=args.threads)

@@ -34,17 +34,17 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from vericite.engine.docs import read_rows
+from vericite.engine.inputs import read_rows
 from vericite.engine.errors import InputError
 from vericite.engine.records import Document
-from vericite.engine.relevance import bm25_scores
+from vericite.engine.text.relevance import bm25_scores
 
 DATASETS = ("asqa", "eli5", "hotpotqa", "musique", "xquad-ru")
 
 
 def read_jsonl(path: str | Path) -> Iterator[tuple[int, Any]]:
     """(line number, value) for each row of a JSONL file, or (1, row) for each row of a file
-    holding one JSON list (:func:`vericite.engine.docs.read_rows`).
+    holding one JSON list (:func:`vericite.engine.inputs.read_rows`).
 
     Raises:
         InputError: missing/unreadable file, or malformed JSON (names the file, line and column).

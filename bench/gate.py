@@ -22,7 +22,7 @@ import time
 import numpy as np
 from tqdm import tqdm
 
-from vericite.engine import settings as S
+from vericite.engine.config import settings as S
 
 
 def recall_precision(p: np.ndarray, y: np.ndarray, thr: float) -> tuple[float, float]:
@@ -59,7 +59,7 @@ def choose_threshold(p: np.ndarray, y: np.ndarray, target_recall: float) -> floa
 
 
 def main(argv: list[str] | None = None, *, models_toml: str | None = None) -> int:
-    from vericite.engine.grammar import YES_NO
+    from vericite.engine.llm.grammar import YES_NO
     from vericite.engine.loader import build_pipeline
 
     from .datasets import load_items

@@ -8,7 +8,7 @@ One command, so a short GPU lease is spent measuring, not typing. On a machine w
 (``--device auto`` finds it through torch) it measures
 
 1. **nli**: the shipped checker (``nli-minilm-l6-bin-int8``: int8 weights, fp32 compute) in pairs/s
-   through the engine's own scorer (:func:`~vericite.engine.checkers.load_checker`: premise
+   through the engine's own scorer (:func:`~vericite.engine.nli.load.load_checker`: premise
    windows, length-bucketed batches) with ONNX Runtime's CUDA execution provider; beside it the
    same weights dequantized to fp32 and an fp16 copy of that (onnxruntime's own float16 converter,
    inputs and outputs kept int64/fp32), and with ``--nli-src`` an fp32 export of the original
@@ -18,10 +18,10 @@ One command, so a short GPU lease is spent measuring, not typing. On a machine w
 2. **t5**: a TRUE-shaped T5 with random weights (:mod:`vericite.export.tiny_t5` with t5-large's
    sizes on a GPU, the tiny one on CPU), exported by :func:`~vericite.export.t5_true.export_t5_true`
    (fp32, encoder + first decoder step -> P("1")) and scored by the engine's
-   :class:`~vericite.engine.nli_t5.OnnxT5Checker`, against Hugging Face transformers in bf16 one pair
+   :class:`~vericite.engine.nli.t5.OnnxT5Checker`, against Hugging Face transformers in bf16 one pair
    per call and bf16 batched (and fp32 batched as the reference), all on the same device; pairs/s,
    the ratios ours / HF, and agreement (max |dP|, share of equal decisions at 0.5) between them;
-3. **llm**: llama.cpp's prompt-eval and generation tokens/s (:class:`~vericite.engine.llm.LlamaCppLLM`,
+3. **llm**: llama.cpp's prompt-eval and generation tokens/s (:class:`~vericite.engine.llm.llama_cpp.LlamaCppLLM`,
    every prompt evaluated from scratch) for a GGUF given by path or models.toml name, with
    ``n_gpu_layers=-1`` when CUDA is used and this llama-cpp-python build can offload.
 
@@ -57,11 +57,11 @@ from typing import Any
 
 import numpy as np
 
-from vericite.engine.batching import DEFAULT_MAX_BATCH, plan_batches
+from vericite.engine.nli.batching import DEFAULT_MAX_BATCH, plan_batches
 from vericite.engine.errors import ConfigError
-from vericite.engine.models import Registry, model_path, tokenizer_path, verify
-from vericite.engine.onnx_scorer import ep_providers
-from vericite.engine.paths import REPO_ROOT, shared_dir
+from vericite.engine.config.registry import Registry, model_path, tokenizer_path, verify
+from vericite.engine.nli.onnx_scorer import ep_providers
+from vericite.engine.config.paths import REPO_ROOT, shared_dir
 
 from .common import git_revision
 
@@ -366,8 +366,8 @@ def _fp16_copy(fp32_dir: Path, out_dir: Path) -> Path:
 def bench_nli(plan: Plan, *, device: str, threads: int, workdir: Path, nli: str | None = None,
               nli_src: Path | None = None, models_toml: str | None = None) -> dict[str, Any]:
     """Section 1 (module docstring): the shipped checker and its weights in fp32 and fp16, in pairs/s."""
-    from vericite.engine.checkers import load_checker
-    from vericite.engine.nli import OnnxCrossEncoder
+    from vericite.engine.nli.load import load_checker
+    from vericite.engine.nli.cross_encoder import OnnxCrossEncoder
 
     spec = replace(Registry.load(models_toml).get(nli or "nli-minilm-l6-bin-int8", "nli"), number_guard=False)
     ep = "cuda" if device == "cuda" else "cpu"
@@ -456,7 +456,7 @@ def bench_t5(plan: Plan, *, device: str, threads: int, workdir: Path, shape: str
 def _bench_t5(plan: Plan, *, device: str, threads: int, workdir: Path, shape: str | None) -> dict[str, Any]:
     import torch
     from transformers import AutoTokenizer, T5ForConditionalGeneration
-    from vericite.engine.nli_t5 import OnnxT5Checker
+    from vericite.engine.nli.t5 import OnnxT5Checker
     from vericite.export.nli_onnx import ExportValidationError
     from vericite.export.t5_true import TRUE_TEMPLATE, export_t5_true, first_step_module, true_token_id
     from vericite.export.tiny_t5 import make_tiny_t5
@@ -591,8 +591,8 @@ def bench_llm(plan: Plan, *, device: str, threads: int, llm: str | None = None, 
         try:
             import llama_cpp
         except ImportError as e:
-            raise SectionSkipped("llama-cpp-python is not installed (README, GPU: build it with CUDA)") from e
-        from vericite.engine.llm import LlamaCppLLM
+            raise SectionSkipped("llama-cpp-python is not installed (docs/gpu.md: build it with CUDA)") from e
+        from vericite.engine.llm.llama_cpp import LlamaCppLLM
 
         offload = bool(llama_cpp.llama_supports_gpu_offload())
         llm_factory = LlamaCppLLM
@@ -618,7 +618,7 @@ def bench_llm(plan: Plan, *, device: str, threads: int, llm: str | None = None, 
                                                    "generation_ms", "wall_ms", "finish_reason")} for c in timed]}
     if device == "cuda" and not offload:
         res["warning"] = ("this llama-cpp-python build cannot offload to a GPU: measured on the CPU; rebuild it with "
-                          "CMAKE_ARGS=\"-DGGML_CUDA=on\" (README, GPU)")
+                          "CMAKE_ARGS=\"-DGGML_CUDA=on\" (docs/gpu.md)")
     close = getattr(lm, "close", None)
     if callable(close):
         close()

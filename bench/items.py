@@ -25,7 +25,7 @@ from collections import Counter
 from tqdm import tqdm
 
 from vericite.engine import records as R
-from vericite.engine import settings as S
+from vericite.engine.config import settings as S
 
 
 def gold_present(output: str, gold: dict) -> bool | None:

@@ -26,9 +26,9 @@ import sys
 from collections import defaultdict
 from pathlib import Path
 
-from vericite.engine.citations import parse_citations, strip_citations
+from vericite.engine.text.citations import parse_citations, strip_citations
 from vericite.engine.errors import InputError
-from vericite.engine.splitter import split_statements
+from vericite.engine.text.splitter import split_statements
 
 from .alce import answer_match
 from .run import read_results

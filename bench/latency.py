@@ -414,7 +414,7 @@ def _vanilla(pipe, args, first_row: dict):
 
 
 def main(argv: list[str] | None = None, models_toml: str | None = None) -> int:
-    from vericite.engine.docs import item_input, read_json_or_jsonl
+    from vericite.engine.inputs import item_input, read_json_or_jsonl
 
     from .datasets import oracle_documents
     from vericite.engine.errors import InputError

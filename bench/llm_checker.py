@@ -32,8 +32,8 @@ from pathlib import Path
 import numpy as np
 
 from vericite.engine.errors import ConfigError
-from vericite.engine.grammar import YES_NO
-from vericite.engine.fitting import prompt_budget
+from vericite.engine.llm.grammar import YES_NO
+from vericite.engine.llm.fitting import prompt_budget
 from vericite.engine.prompts import PromptFile, chat_messages, fill, load_prompt_file
 
 #: The benches' own prompt files (LLM checkers, vanilla): bench/prompts/NAME.json.
@@ -152,7 +152,7 @@ class LLMYesNoChecker(_LLMChecker):
     (:meth:`LlamaCppLLM.yes_probability`); pairs with the same premise reuse its KV-cache prefix.
 
     Args:
-        llm: a loaded :class:`~vericite.engine.llm.LlamaCppLLM` (or anything with
+        llm: a loaded :class:`~vericite.engine.llm.llama_cpp.LlamaCppLLM` (or anything with
             ``yes_probability``, ``count_tokens``, ``truncate``, ``n_ctx``, ``name``).
         prompts: a :class:`CheckerPrompts` or its name/path (default "checker-en").
     """

@@ -30,10 +30,10 @@ from pathlib import Path
 
 import numpy as np
 from vericite.engine.errors import ConfigError, InputError
-from vericite.engine import settings as S
-from vericite.engine.grammar import citation_grammar
-from vericite.engine.fitting import MARGIN_TOKENS, fit_documents
-from vericite.engine.language import detect
+from vericite.engine.config import settings as S
+from vericite.engine.llm.grammar import citation_grammar
+from vericite.engine.llm.fitting import MARGIN_TOKENS, fit_documents
+from vericite.engine.text.language import detect
 from vericite.engine.prompts import PromptFile, fill, load_prompt_file
 from vericite.engine.records import Document
 
@@ -311,7 +311,7 @@ def build_method(name: str, *, data_path: str | Path | None = None, dataset: str
         InputError: demos file missing or malformed.
     """
     from vericite.engine.loader import build_pipeline
-    from vericite.engine.models import Registry
+    from vericite.engine.config.registry import Registry
 
     from .datasets import load_demos
 

@@ -32,11 +32,11 @@ from pathlib import Path
 
 import numpy as np
 
-from vericite.engine.batching import DynamicBatcher, plan_batches
-from vericite.engine.models import Registry, tokenizer_path, verify
-from vericite.engine.nli import OnnxCrossEncoder
-from vericite.engine.nli_cache import ScoreCache
-from vericite.engine.paths import shared_dir
+from vericite.engine.nli.batching import DynamicBatcher, plan_batches
+from vericite.engine.config.registry import Registry, tokenizer_path, verify
+from vericite.engine.nli.cross_encoder import OnnxCrossEncoder
+from vericite.engine.nli.cache import ScoreCache
+from vericite.engine.config.paths import shared_dir
 
 log = logging.getLogger(__name__)
 

@@ -7,7 +7,7 @@ The same (premise, hypothesis) pairs are scored by
   a. ``torch_generate``:    PyTorch fp32 ``generate(max_new_tokens=10)``, one pair per call (how the
                             TRUE authors run it; the reference); label = first generated token is "1"
   b. ``torch_single_step``: PyTorch fp32, encoder + first decoder step -> P("1"), length-bucketed
-                            batches (:func:`~vericite.engine.batching.plan_batches`)
+                            batches (:func:`~vericite.engine.nli.batching.plan_batches`)
   c. ``onnx_fp32``:         the exported graph (``quantize="none"``) in :class:`OnnxT5Checker`
   d. ``onnx_int8``:         the same with int8 weights (``wo`` kept fp32); also ``onnx_int8_dynamic``
                             when that mode is asked for
@@ -34,13 +34,13 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from vericite.engine.batching import (
+from vericite.engine.nli.batching import (
     DEFAULT_BATCH_TOKENS,
     DEFAULT_MAX_BATCH,
     plan_batches,
 )
-from vericite.engine.nli_t5 import OnnxT5Checker
-from vericite.engine.paths import shared_dir
+from vericite.engine.nli.t5 import OnnxT5Checker
+from vericite.engine.config.paths import shared_dir
 
 log = logging.getLogger(__name__)
 

@@ -16,9 +16,9 @@ import json
 import sys
 from pathlib import Path
 
-from vericite.engine.models import Registry
-from vericite.engine.checkers import load_checker
-from vericite.engine.paths import shared_dir
+from vericite.engine.config.registry import Registry
+from vericite.engine.nli.load import load_checker
+from vericite.engine.config.paths import shared_dir
 
 
 def pairs_from_hotpotqa(path: Path, limit: int, start: int = 0) -> tuple[list[tuple[str, str]], list[tuple[str, str]]]:

@@ -10,9 +10,9 @@ the server); the in-process side runs ``parallel_docs = M`` (``--in-process-para
 N: parallel sequences of one llama.cpp context; 1 = one after another).
 
 Per item, in turn (so both see the same machine load): the pipeline with the in-process model, the
-model freed, then a llama-server (``vericite.engine.llama_server``, ``--threads`` as the in-process
+model freed, then a llama-server (``vericite.engine.llm.llama_server``, ``--threads`` as the in-process
 LLM, flash attention off) on a free 127.0.0.1 port, the pipeline through
-:class:`~vericite.engine.openai_llm.OpenAICompatLLM`, the server stopped. One llama.cpp at a time.
+:class:`~vericite.engine.llm.openai_compat.OpenAICompatLLM`, the server stopped. One llama.cpp at a time.
 Prints per item the stage-2 seconds of both, whether the final answers and the LLM texts are equal,
 and the largest gate P(Yes) difference; totals at the end (JSON with ``--json``).
 """
@@ -38,7 +38,7 @@ def _free_port() -> int:
 def _server(gguf: Path, port: int, ctx: int, threads: int, parallel: int = 1):
     import httpx
 
-    proc = subprocess.Popen([sys.executable, "-m", "vericite.engine.llama_server", str(gguf), "--port", str(port),
+    proc = subprocess.Popen([sys.executable, "-m", "vericite.engine.llm.llama_server", str(gguf), "--port", str(port),
                              "--ctx", str(ctx * parallel), "--parallel", str(parallel), "--threads", str(threads)],
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     deadline = time.monotonic() + 120
@@ -75,7 +75,7 @@ def _summary(res) -> dict:
 
 def main(argv: list[str] | None = None, models_toml: str | None = None) -> int:
     from vericite.engine.loader import build_pipeline, default_llm_threads, default_nli_threads
-    from vericite.engine.models import Registry, model_path
+    from vericite.engine.config.registry import Registry, model_path
 
     from .datasets import load_items
 

@@ -33,14 +33,14 @@ from dataclasses import fields
 from tqdm import tqdm
 
 from vericite.engine import records as R
-from vericite.engine import settings as S
-from vericite.engine.batching import DynamicBatcher
-from vericite.engine.checkers import load_checker
-from vericite.engine.citations import strip_citations
+from vericite.engine.config import settings as S
+from vericite.engine.nli.batching import DynamicBatcher
+from vericite.engine.nli.load import load_checker
+from vericite.engine.text.citations import strip_citations
 from vericite.engine.errors import ConfigError, ModelFileError
 from vericite.engine.loader import load_llm
-from vericite.engine.models import Registry
-from vericite.engine.nli_cache import ScoreCache
+from vericite.engine.config.registry import Registry
+from vericite.engine.nli.cache import ScoreCache
 from vericite.engine.pipeline import VeriCite
 from vericite.engine.prompts import PromptSet
 from vericite.engine.records import Document, LLMCall
@@ -134,25 +134,6 @@ def verified_set(trace: dict) -> list[tuple[str, tuple]]:
                   if s["verdict"] == R.KEPT)
 
 
-def parse_set(values: list[str]) -> dict:
-    """``["backbone_facts=0", "add_nothing=false"]`` -> {"backbone_facts": 0, "add_nothing": False}
-    (values read as JSON, else as strings).
-
-    Raises:
-        ConfigError: an item without "=".
-    """
-    out = {}
-    for v in values:
-        if "=" not in v:
-            raise ConfigError(f"--set needs KEY=VALUE, got {v!r}")
-        k, raw = v.split("=", 1)
-        try:
-            out[k.strip()] = json.loads(raw)
-        except json.JSONDecodeError:
-            out[k.strip()] = raw
-    return out
-
-
 class Replayer:
     """Replays rows (see module docstring); one checker per recorded checker name, loaded once."""
 
@@ -225,7 +206,7 @@ def main(argv: list[str] | None = None, *, models_toml: str | None = None) -> in
     ap.add_argument("--no-progress", action="store_true")
     args = ap.parse_args(argv)
     try:
-        overrides = parse_set(args.sets)
+        overrides = S.parse_assignments(args.sets)
         rows = [r for p in args.results for r in read_results(p)
                 if isinstance(r.get("trace"), dict) and "stages" in r["trace"]
                 and (not args.method or r["method"] == args.method) and (not args.dataset or r["dataset"] == args.dataset)]

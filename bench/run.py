@@ -28,7 +28,7 @@ from dataclasses import asdict
 from pathlib import Path
 
 from tqdm import tqdm
-from vericite.engine import settings as S
+from vericite.engine.config import settings as S
 from vericite.engine.errors import ConfigError, InputError
 
 from . import alce
@@ -211,8 +211,8 @@ def load_evaluator(*, models_toml: str | None, nli: str | None, threshold: float
     Raises:
         ConfigError, ModelFileError: unknown or missing model.
     """
-    from vericite.engine.models import Registry
-    from vericite.engine.checkers import load_checker
+    from vericite.engine.config.registry import Registry
+    from vericite.engine.nli.load import load_checker
 
     spec = Registry.load(models_toml).get(nli, "nli")
     checker = load_checker(spec)
@@ -236,7 +236,7 @@ def evaluate_files(paths: Sequence[str], *, models_toml: str | None, nli: str | 
     t0 = time.perf_counter()
     results = evaluate_rows(rows, memo, rules, progress=progress, details=details)
     desc.update({"metric_version": alce.METRIC_VERSION, "alce_compat": alce_compat, "at_most_citations": at_most,
-                 "sentence_splitter": "pysbd (engine/splitter.py)", "nli_pairs_scored": memo.misses,
+                 "sentence_splitter": "pysbd (engine/text/splitter.py)", "nli_pairs_scored": memo.misses,
                  "nli_cache_hits": memo.hits, "seconds": round(time.perf_counter() - t0, 2),
                  "files": [str(p) for p in paths]})
     for r in results:
@@ -369,12 +369,18 @@ def run_main(argv: list[str] | None = None, *, models_toml: str | None = None) -
                     "HotpotQA/MuSiQue: asqa_demos.jsonl)")
     S.add_arguments(ap, ["citation_grammar", "inline_citations"])  # both methods
     S.add_arguments(ap, list(ABLATION_SETTINGS))  # vericite: one change off at a time
+    S.add_arguments(ap)  # vericite: --preset, --set NAME=VALUE (any setting), the everyday flags
     ap.add_argument("--label", help="the method's name in --out and in reports (default: --method; give one to "
                     "every run with a changed setting, e.g. vericite-no-backbone)")
     ap.add_argument("--no-progress", action="store_true", help="no progress bar")
     ap.add_argument("--json", action="store_true", help="print the summary as JSON")
     args = ap.parse_args(argv)
-    overrides = {k: v for k, v in S.from_arguments(args).items() if k in ABLATION_SETTINGS}
+    given = S.given(args)
+    if given.resources:
+        raise ConfigError(f"--set {', '.join(given.resources)}: what the run may use of the machine is given by this "
+                          "command's own flags (--threads, --n-ctx)")
+    overrides = {k: v for k, v in given.settings.items() if k not in ("citation_grammar", "inline_citations")}
+    args.llm, args.nli = args.llm or given.models.get("llm"), args.nli or given.models.get("nli")
     if args.limit < 1 or args.start < 0:
         raise InputError(f"--limit must be >= 1 and --start >= 0, got {args.limit}, {args.start}")
     if args.checker_batch < 1:

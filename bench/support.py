@@ -15,10 +15,10 @@ checker), with its number guard and premise windows, threshold, ``cite_each``, `
 splitter, and no LLM (a :class:`NoLLM` stands in; the verify step never calls it):
 
 - ``answer``: the text ``claim [c1][c2]...`` (the cited numbers appended) through
-  :func:`~vericite.engine.checks.answer_claims` (``final=False``), verdicts kept / dropped;
+  :func:`~vericite.engine.verifier.answer_claims` (``final=False``), verdicts kept / dropped;
 - ``refine``: the same with ``final=True``, verdicts supported / unsupported;
-- ``evidence``: :func:`~vericite.engine.checks.fact_claims` against the one cited document
-  (:func:`~vericite.engine.checks.joint_fact_claims` when a fact cites several);
+- ``evidence``: :func:`~vericite.engine.verifier.fact_claims` against the one cited document
+  (:func:`~vericite.engine.verifier.joint_fact_claims` when a fact cites several);
 
 then :meth:`Verifier.submit` / :meth:`Verifier.resolve`. A claim the splitter cuts into several
 sentences is kept only when every part that was checked passes (a part without a citation is not
@@ -46,18 +46,17 @@ from pathlib import Path
 
 import numpy as np
 from tqdm import tqdm
-
 from vericite.engine import records as R
-from vericite.engine.checks import answer_claims, fact_claims, joint_fact_claims
-from vericite.engine.docs import read_rows
+from vericite.engine.config import settings as S
+from vericite.engine.config.paths import shared_dir
 from vericite.engine.errors import InputError
+from vericite.engine.inputs import read_rows
 from vericite.engine.loader import build_pipeline
-from vericite.engine.paths import shared_dir
 from vericite.engine.pipeline import VeriCite
 from vericite.engine.records import Document, StageTrace
+from vericite.engine.verifier import answer_claims, fact_claims, joint_fact_claims
 
 from .gate import roc_auc
-from .replay import parse_set
 
 log = logging.getLogger(__name__)
 
@@ -127,7 +126,7 @@ def load_pipeline(*, models_toml: str | None = None, nli: str | None = None, ove
 
 def claim_items(pipe: VeriCite, row: Mapping, docs: Sequence[Document], lang: str) -> list:
     """The row's claim as the stage that wrote it hands it to the Verifier (module docstring):
-    :class:`~vericite.engine.checks.Claim` s to check and decided Statements."""
+    :class:`~vericite.engine.verifier.Claim` s to check and decided Statements."""
     s = pipe.settings
     if row["stage"] == R.EVIDENCE:
         if len(row["cited"]) == 1:
@@ -364,7 +363,7 @@ def main(argv: list[str] | None = None, models_toml: str | None = None) -> int:
     ap.add_argument("--json", action="store_true", help="print the metrics as JSON")
     ap.add_argument("--no-progress", action="store_true")
     args = ap.parse_args(argv)
-    overrides = parse_set(args.sets)
+    overrides = S.parse_assignments(args.sets)
     rows = read_claims(args.data, args.limit)
     if args.items:
         rows = [r for r in rows if int(r["index"]) % 2 == (args.items == "odd")]

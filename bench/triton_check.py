@@ -29,9 +29,9 @@ import tomllib
 
 import numpy as np
 
-from vericite.engine.checkers import load_checker
-from vericite.engine.models import Registry
-from vericite.engine.paths import shared_dir
+from vericite.engine.nli.load import load_checker
+from vericite.engine.config.registry import Registry
+from vericite.engine.config.paths import shared_dir
 
 from .common import git_revision
 

@@ -3,8 +3,14 @@
 Public entry points: :class:`VeriCite` (``from vericite import VeriCite``; ``VeriCite.load(llm=..., nli=...)``)
 and :func:`build_pipeline`; the method itself is :meth:`vericite.engine.pipeline.VeriCite.answer`.
 """
-from .errors import ConfigError, InferenceError, InputError, ModelFileError, VeriCiteError
-from .records import Document, LLMCall, Statement, StageTrace, VerifiedAnswer
+from .errors import (
+    ConfigError,
+    InferenceError,
+    InputError,
+    ModelFileError,
+    VeriCiteError,
+)
+from .records import Document, LLMCall, StageTrace, Statement, VerifiedAnswer
 
 __all__ = [
     "ConfigError", "InferenceError", "InputError", "ModelFileError", "VeriCiteError",

@@ -12,10 +12,10 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 
 from . import records as R
-from .checks import Claim
-from .citations import strip_citations
-from .content import content_free, invented
 from .records import Statement
+from .text.citations import strip_citations
+from .text.content import content_free, invented
+from .verifier import Claim
 
 
 def is_fragment(text: str, min_words: int) -> bool:
@@ -34,19 +34,19 @@ def complete_claims(items: Sequence[Statement | Claim], rewrite: Callable[[str],
                     notes: list[str] | None = None) -> list[Statement | Claim]:
     """``items`` with every fragment claim rewritten as a full sentence by ``rewrite``.
 
-    With ``guard``, a fragment with no content (:func:`~vericite.engine.content.content_free`: "According to
+    With ``guard``, a fragment with no content (:func:`~vericite.engine.text.content.content_free`: "According to
     Document [4]") is not sent to ``rewrite``: asked to make a sentence of it, a small model answers
     the question from memory. A rewrite that says what neither the fragment nor ``question`` says
-    (:func:`~vericite.engine.content.invented`: "... won the NBA Finals 6 times" from "According
+    (:func:`~vericite.engine.text.content.invented`: "... won the NBA Finals 6 times" from "According
     to Document") is refused. Both get ``failed``.
 
     Args:
-        items: a stage's sorted sentences (:func:`~vericite.engine.checks.answer_claims` / ``fact_claims``).
+        items: a stage's sorted sentences (:func:`~vericite.engine.verifier.answer_claims` / ``fact_claims``).
         rewrite: fragment text -> the LLM's full sentence (the prompt set's claim step); None when
             the prompt set has no claim step (fragments then fail).
         min_words: a claim with fewer words is a fragment (:func:`is_fragment`); 0 changes nothing.
         question: the question the rewrite may take words from.
-        lang: the language of the stems compared (:func:`~vericite.engine.content.stems`).
+        lang: the language of the stems compared (:func:`~vericite.engine.text.content.stems`).
         guard: apply the two rules above (False: every fragment is rewritten, every rewrite taken).
         failed: the verdict of a fragment that could not be made a full sentence (no content, the
             rewrite empty, still a fragment, or inventing): ``dropped:not_a_statement`` in stages

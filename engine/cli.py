@@ -5,28 +5,23 @@ from __future__ import annotations
 import argparse
 import json
 import logging
-import os
 import sys
-
 from importlib.metadata import entry_points
+from typing import Any
 
 from . import records as R
-from . import settings as S
+from .config import settings as S
 from .errors import VeriCiteError
-from .onnx_scorer import NLI_EP_ENV
 
 log = logging.getLogger("vericite")
 
 
 def _cmd_answer(args: argparse.Namespace) -> int:
-    from .docs import load_input
-    from .loader import build_pipeline
+    from .inputs import load_input
+    from .loader import build_pipeline, pipeline_arguments
 
     question, docs = load_input(args.docs, question=args.question, index=args.index, ndoc=args.ndoc)
-    pipe = build_pipeline(llm=args.llm, nli=args.nli, models_toml=args.models, n_ctx=args.n_ctx,
-                          threads=args.threads, gpu_layers=args.gpu_layers, nli_threads=args.nli_threads,
-                          nli_cache=args.nli_cache, chat_format=args.chat_format, overrides_origin="flag",
-                          **S.from_arguments(args))
+    pipe = build_pipeline(**pipeline_arguments(args))
     log.info("question: %s (%d documents)", question, len(docs))
     try:
         result = pipe.answer(question, docs)
@@ -41,6 +36,25 @@ def _cmd_answer(args: argparse.Namespace) -> int:
         sys.stdout.write(memo(result))
     else:
         _print_answer(result, quotes=args.quotes)
+    return 0
+
+
+def _cmd_settings(args: argparse.Namespace) -> int:
+    if args.markdown:
+        sys.stdout.write(S.markdown())
+        return 0
+    rows = S.table()
+    if args.json:
+        json.dump({"presets": S.PRESETS, "settings": rows}, sys.stdout, indent=2, ensure_ascii=False)
+        sys.stdout.write("\n")
+        return 0
+    for group in S.GROUPS:
+        print(f"[{group}]")
+        for r in rows:
+            if r["group"] == group:
+                extra = " (experimental)" if r["experimental"] else ""
+                print(f"  {r['name']} = {json.dumps(r['default'])}{extra}")
+    print("presets: " + ", ".join(S.PRESETS) + "  (docs/configuration.md: what each does)")
     return 0
 
 
@@ -74,7 +88,7 @@ def _print_answer(result, *, quotes: bool = False) -> None:
 
 
 def _cmd_models(args: argparse.Namespace) -> int:
-    from .models import Registry, fetch, model_path, status, verify
+    from .config.registry import Registry, fetch, model_path, status, verify
 
     reg = Registry.load(args.models)
     if args.action == "fetch" or args.action == "verify":
@@ -86,7 +100,7 @@ def _cmd_models(args: argparse.Namespace) -> int:
             path = fetch(spec, force=args.force) if args.action == "fetch" else verify(spec)
             print(f"{name}: ok ({path})")
         return 0
-    rows = []
+    rows: list[dict[str, Any]] = []
     for name, spec in reg.models.items():
         default = " (default)" if reg.defaults.get(spec.role) == name else ""
         rows.append({"name": name, "role": spec.role, "format": spec.format, "source": spec.source,
@@ -126,13 +140,10 @@ def build_parser() -> argparse.ArgumentParser:
     a.add_argument("--ndoc", type=int, default=5,
                    help="documents to use: the first N, in the order given (default 5, as in the paper)")
     a.add_argument("--llm", help="LLM name in models.toml (default: [defaults] llm)")
-    a.add_argument("--nli", help="NLI checker name in models.toml; default 'auto': [defaults] nli, and for a question in a language it "
+    a.add_argument("--nli", help="NLI checker name in models.toml; default 'auto': [defaults] nli, and for a "
+                   "question in a language it "
                    "does not read, the checker models.toml's [nli_by_language] names")
     S.add_arguments(a)
-    add_resource_arguments(a)
-    a.add_argument("--nli-cache", help="sqlite file that keeps NLI scores across runs (default: memory only)")
-    a.add_argument("--chat-format", help="llama-cpp-python chat format (e.g. chatml) for a GGUF without a chat "
-                                         "template (default: the LLM entry's chat_format, else the GGUF's template)")
     a.add_argument("--json", action="store_true", help="print the full trace as JSON (= --format json)")
     a.add_argument("--format", choices=["text", "json", "markdown"], default="text",
                    help="text: the answer and its sources; json: the full trace; markdown: the analyst's memo "
@@ -156,33 +167,23 @@ def build_parser() -> argparse.ArgumentParser:
                                    "vericite serve --port 8000 --workers 2 --queue-size 8")
     serve_cli.add_arguments(v)
     S.add_arguments(v)
-    add_resource_arguments(v)
     v.set_defaults(func=serve_cli.run)
+
+    c = sub.add_parser("settings", help="every setting and resource with its default, and the presets",
+                       description="List the settings (what `--set name=value` takes) by group, with defaults.")
+    c.add_argument("--json", action="store_true", help="machine-readable: presets and every setting")
+    c.add_argument("--markdown", action="store_true", help="the configuration page (docs/configuration.md)")
+    c.set_defaults(func=_cmd_settings)
 
     for ep in sorted(entry_points(group=COMMANDS_GROUP), key=lambda e: e.name):
         ep.load()(sub)
     return p
 
 
-def add_resource_arguments(parser: argparse.ArgumentParser) -> None:
-    """The flags for what a run may use of the machine (not settings: they never change results)."""
-    parser.add_argument("--n-ctx", type=int, help="LLM context tokens (default: the model's entry)")
-    parser.add_argument("--threads", type=int, help="LLM CPU threads (default: the cores the checker's threads leave, "
-                                                    "at least 1)")
-    parser.add_argument("--gpu-layers", type=int, default=0, help="LLM layers on GPU (needs a GPU build of llama.cpp)")
-    parser.add_argument("--nli-threads", type=int,
-                        help="ONNX Runtime threads for the checker (default: a quarter of the cores)")
-    parser.add_argument("--nli-ep", choices=["auto", "cuda", "cpu"],
-                        help="the checker's ONNX Runtime execution provider: auto = CUDA when onnxruntime-gpu has it, "
-                             "else CPU; cuda = CUDA or an error (default: $VERICITE_NLI_EP, else auto)")
-
-
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     level = logging.DEBUG if args.verbose else logging.WARNING if args.quiet else logging.INFO
     logging.basicConfig(level=level, format="%(levelname)s %(name)s: %(message)s", stream=sys.stderr)
-    if getattr(args, "nli_ep", None):  # read where every ONNX Runtime session is made (onnx_scorer.select_providers)
-        os.environ[NLI_EP_ENV] = args.nli_ep
     try:
         return args.func(args)
     except VeriCiteError as e:

@@ -43,12 +43,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .content import stems
-from .entities import unsupported_names
-from .guard import numbers
+from .nli.guard import numbers
 from .records import Document, Statement
-from .relevance import words
-from .splitter import split_sentences
+from .text.content import stems
+from .text.entities import unsupported_names
+from .text.relevance import words
+from .text.splitter import split_sentences
 
 #: Numbers of one document tried per verified sentence.
 MAX_CANDIDATES = 4

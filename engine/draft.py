@@ -29,13 +29,13 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from . import records as R
-from .citations import format_citations, merge_adjacent
-from .content import FUNCTION_WORDS, adds, carried, stems
-from .grading import grade
+from .config.settings import Settings
+from .nli.grading import grade
 from .records import Document, Quote, Statement
-from .relevance import bm25_scores
-from .splitter import split_sentences
-from .settings import Settings
+from .text.citations import format_citations, merge_adjacent
+from .text.content import FUNCTION_WORDS, adds, carried, stems
+from .text.relevance import bm25_scores
+from .text.splitter import split_sentences
 
 # Warning codes (Caveat.code). "empty:*" say why the answer is empty.
 EMPTY_NOTHING_VERIFIED = "empty:nothing_verified"   # no statement survived the checks, no fallback quotes
@@ -186,7 +186,7 @@ def final_check(d: Draft, f: Facts) -> Draft:
 def add_nothing(d: Draft, f: Facts) -> Draft:
     """Stage 3 adds nothing (``add_nothing``): a refined sentence that passed the checker but
     says what no verified sentence says, or only talks about the prompt
-    (:func:`~vericite.engine.content.adds`), fails the final check."""
+    (:func:`~vericite.engine.text.content.adds`), fails the final check."""
     if not (f.verified and f.settings.add_nothing):
         return d
     sources = " ".join(v.text for v in f.verified)
@@ -239,7 +239,7 @@ def strict(d: Draft, f: Facts) -> Draft:
 def put_back_statements(d: Draft, f: Facts) -> Draft:
     """Stage 1 answers the question in full sentences; the merge sometimes keeps only a stage-2
     fragment or loses the answer (``backbone``). A kept stage-1 statement whose answer words (its
-    words that are not in the question, :func:`~vericite.engine.content.carried`) are mostly
+    words that are not in the question, :func:`~vericite.engine.text.content.carried`) are mostly
     missing from the answer is put before it, checked as a final sentence first. Not after the
     answer step: its picks are the answer."""
     if not f.settings.backbone or d.picked:
@@ -287,8 +287,10 @@ def lenient_marks(d: Draft, f: Facts) -> Draft:
     multi = [(s, c) for s in final if len(s.citations) > 1 for c in s.citations]
     alone = iter(f.scores([(f.documents[c - 1].text, s.text) for s, c in multi])) if multi else iter(())
     changed: dict[int, Statement] = {}
+    grades: dict[int, int | None]
     for s in final:
         if len(s.citations) > 1:
+            assert bands is not None  # lenient strictness: settings.validate() requires grade_bands
             grades = {c: grade(float(next(alone)), bands) for c in s.citations}
         else:
             grades = {c: s.grade for c in s.citations}
@@ -408,7 +410,7 @@ def _ranked(question: str, texts: Sequence[str], lang: str) -> tuple[list[int], 
 
 def dropped_facts(question: str, verified: Sequence[Statement], text: str, n: int, lang: str = "en") -> list[Statement]:
     """Up to ``n`` verified stage-2 facts whose content ``text`` (the answer) does not carry
-    (:func:`~vericite.engine.content.carried`), sharing at least :data:`MIN_QUESTION_STEMS` content
+    (:func:`~vericite.engine.text.content.carried`), sharing at least :data:`MIN_QUESTION_STEMS` content
     stems with ``question``, the most relevant to it first (BM25 over those facts), none carried by
     one picked before it (no repeats)."""
     facts = [s for s in verified if s.stage == R.EVIDENCE and not carried(s.text, text, question, lang)]

@@ -1,18 +1,20 @@
 """Build a ready VeriCite pipeline from models.toml names: loads the models and resolves the
-settings (declared in :mod:`~vericite.engine.settings`) from the models' profiles and overrides."""
+settings (declared in :mod:`~vericite.engine.config.settings`) from the models' profiles and overrides."""
 from __future__ import annotations
 
+import argparse
 import logging
 import os
 from typing import NoReturn
 
-from . import settings as S
-from .batching import DynamicBatcher
-from .checkers import load_checker
+from .config import settings as S
+from .config.registry import Registry, fix_hint, verify
 from .errors import ConfigError, InferenceError, ModelFileError
-from .llm import LlamaCppLLM
-from .models import Registry, fix_hint, verify
-from .nli_cache import ScoreCache
+from .llm.llama_cpp import LlamaCppLLM
+from .nli.batching import DynamicBatcher
+from .nli.cache import ScoreCache
+from .nli.load import load_checker
+from .nli.onnx_scorer import NLI_EP_ENV
 from .pipeline import VeriCite
 from .prompts import PromptSet
 
@@ -32,7 +34,7 @@ def default_nli_threads() -> int:
 def default_llm_threads(nli_threads: int) -> int:
     """llama.cpp threads beside ``nli_threads`` ONNX Runtime threads: the cores left, at least 1, so the
     two never ask for more threads than there are cores. On 2 cores, 1 + 1 answered 3 HotpotQA items
-    5-18% faster than 2 + 1, with identical answers (README, "Threads")."""
+    5-18% faster than 2 + 1, with identical answers (docs/architecture.md, "Threads")."""
     return max(1, (os.cpu_count() or 1) - nli_threads)
 
 
@@ -52,21 +54,22 @@ def build_pipeline(*, llm: str | None = None, nli: str | None = None, models_tom
     checker's language warning).
 
     The LLM entry's ``format`` picks the backend: "gguf" runs llama.cpp in this process
-    (:class:`~vericite.engine.llm.LlamaCppLLM`), "openai" talks to a server
-    (:class:`~vericite.engine.openai_llm.OpenAICompatLLM`; ``threads``, ``gpu_layers`` are then the
+    (:class:`~vericite.engine.llm.llama_cpp.LlamaCppLLM`), "openai" talks to a server
+    (:class:`~vericite.engine.llm.openai_compat.OpenAICompatLLM`; ``threads``, ``gpu_layers`` are then the
     server's business).
 
-    The checker sits behind a :class:`~vericite.engine.batching.DynamicBatcher` with a
-    premise-hypothesis :class:`~vericite.engine.nli_cache.ScoreCache` (in memory, plus the sqlite
+    The checker sits behind a :class:`~vericite.engine.nli.batching.DynamicBatcher` with a
+    premise-hypothesis :class:`~vericite.engine.nli.cache.ScoreCache` (in memory, plus the sqlite
     file ``nli_cache`` when given). ``threads`` / ``nli_threads``: CPU threads of llama.cpp (default
     :func:`default_llm_threads`: the cores the checker leaves) and of ONNX Runtime (default
     :func:`default_nli_threads`). ``reuse_prefix``: keep
     the LLM's KV cache between calls. ``chat_format``: a llama-cpp-python chat format for a GGUF
     without a chat template (default: the LLM entry's ``chat_format``, else the GGUF's template).
     ``lazy_grammar`` / ``draft_tokens``: the llama.cpp backend's latency levers (see
-    :class:`~vericite.engine.llm.LlamaCppLLM`: check only the greedy token against a grammar;
+    :class:`~vericite.engine.llm.llama_cpp.LlamaCppLLM`: check only the greedy token against a grammar;
     prompt-lookup drafts of up to N tokens, 0 = off); a server backend samples on its own, so
-    ``lazy_grammar`` does not apply there and ``draft_tokens > 0`` is an error. ``overrides`` replace :class:`~vericite.engine.settings.Settings`
+    ``lazy_grammar`` does not apply there and ``draft_tokens > 0`` is an error. ``overrides`` replace
+    :class:`~vericite.engine.config.settings.Settings`
     fields whose value is not None (e.g. threshold=0.7, schedule="sequential"); ``overrides_origin``
     "flag" makes a bad value's error name its command-line flag. ``prompts`` is the ``prompts``
     setting (kept as a named argument for callers). ``load_llm=False`` loads no LLM: a
@@ -161,10 +164,10 @@ def _load_checker(spec, nli_threads: int, nli_cache: str | None) -> DynamicBatch
 def _load_llm(spec, *, n_ctx: int | None, threads: int, gpu_layers: int, reuse_prefix: bool,
               chat_format: str | None, lazy_grammar: bool = True, draft_tokens: int = 0):
     """The LLM backend of the spec's format: "gguf" runs in llama.cpp here (:class:`LlamaCppLLM`),
-    "openai" talks to a server (:class:`~vericite.engine.openai_llm.OpenAICompatLLM`; its
+    "openai" talks to a server (:class:`~vericite.engine.llm.openai_compat.OpenAICompatLLM`; its
     ``tokenizer_gguf`` is verified like a model file)."""
     if spec.format == "openai":
-        from .openai_llm import from_spec
+        from .llm.openai_compat import from_spec
 
         try:
             import httpx  # noqa: F401
@@ -220,3 +223,21 @@ class NoLLM:
 
     def truncate(self, text: str, max_tokens: int) -> tuple[str, bool]:
         return (text, False) if self.count_tokens(text) <= max_tokens else (text[: 4 * max_tokens], True)
+
+
+def pipeline_arguments(args: argparse.Namespace) -> dict:
+    """:func:`~vericite.engine.loader.build_pipeline`'s keyword arguments from a command line with
+    ``--llm``, ``--nli`` and the settings' options (:func:`~vericite.engine.config.settings.add_arguments`):
+    a flag's model before the preset's; ``nli_ep`` goes to the environment, where every ONNX Runtime
+    session reads it.
+
+    Raises:
+        ConfigError: a bad ``--set``, preset value or flag (named in the message).
+    """
+    given = S.given(args)
+    resources = dict(given.resources)
+    nli_ep = resources.pop("nli_ep", None)
+    if nli_ep:
+        os.environ[NLI_EP_ENV] = nli_ep
+    return {"llm": args.llm or given.models.get("llm"), "nli": args.nli or given.models.get("nli"),
+            "models_toml": args.models, "overrides_origin": "flag", **resources, **given.settings}

@@ -57,7 +57,7 @@ class Statement:
     1-based document numbers in the order written; ``score`` is P(entailment) in [0, 1] from the
     checker, or None when no check ran (no or invalid citation); ``grade`` is the brief's scale
     (1 verbatim, 2 paraphrase, 3 partial, 4 not supported) from the checker's ``grade_bands``
-    (:mod:`~vericite.engine.grading`), or None when the checker has no bands or no check ran.
+    (:mod:`~vericite.engine.nli.grading`), or None when the checker has no bands or no check ran.
     ``quotes``: for a final sentence, per cited document the span that carries it best (:class:`Quote`).
     ``partial`` lists the citations marked with an asterisk in the answer (lenient strictness);
     ``removed`` the citations the sentence was written with that did not carry it (removed from

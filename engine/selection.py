@@ -21,12 +21,12 @@ from dataclasses import dataclass, replace
 import snowballstemmer
 
 from . import draft as D
-from .citations import strip_citations
-from .content import answer_words
-from .entities import found
-from .entities import names as names_in
 from .records import Statement
-from .relevance import bm25_scores
+from .text.citations import strip_citations
+from .text.content import answer_words
+from .text.entities import found
+from .text.entities import names as names_in
+from .text.relevance import bm25_scores
 
 #: at most this many sentences in a picked answer
 MAX_PICKS = 3
@@ -185,7 +185,7 @@ def compose(sel: Selection, verified: Sequence[Statement], question: str, lang: 
     """The answer's sentences from the model's selection.
 
     - the picks, without one that says nothing the earlier picks do not (a repeated fact: all its
-      :func:`~vericite.engine.content.answer_words` in them);
+      :func:`~vericite.engine.text.content.answer_words` in them);
     - an answer the picks do not name: the verified sentence that names it and links to a pick
       goes first, else the :data:`NAMING` closest to the question that name it; when none does,
       the picks stand with :data:`ANSWER_UNSUPPORTED`;

@@ -53,7 +53,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from vericite.engine.guard import (  # the number guard's English number words (one table)
+from vericite.engine.nli.guard import (  # the number guard's English number words (one table)
     ORDINALS_EN as _GUARD_ORDINALS_EN,
     TENS_EN as _GUARD_TENS_EN,
     WORDS_EN as _GUARD_WORDS_EN,
@@ -242,7 +242,7 @@ def change_date(premise: str, hypothesis: str, seed: int = 0) -> HardNegative | 
 # ------------------------------------------------------------------------------------------------
 # numbers and quantities
 
-#: The number-word tables are the number guard's (engine/guard.py), cut to what the generators use:
+#: The number-word tables are the number guard's (engine/nli/guard.py), cut to what the generators use:
 #: the cardinals zero-twenty, the tens and "hundred" (not "thousand", a magnitude here), and the
 #: ordinals first-twelfth. The lists and their order decide the edits: change them and the hard
 #: negatives (the training data of nli-minilm-l6-hn-int8) change.
@@ -725,7 +725,7 @@ def split_sentences_regex(text: str) -> list[str]:
     paragraph has them they are the only split points. Otherwise split after ``.!?`` followed by a
     capital or digit, except after initials and common abbreviations (Mr., Dr., St., U.S., ...).
 
-    Frozen: this is not the engine's splitter (``vericite.engine.splitter.split_sentences``,
+    Frozen: this is not the engine's splitter (``vericite.engine.text.splitter.split_sentences``,
     pysbd), and it must not become it. Its splits decide which QA sentences and premise windows
     :func:`qa_document_pairs` draws and which names :func:`change_entity` treats as coordinated,
     i.e. the training data of ``nli-minilm-l6-hn-int8`` (and the bench's partial claims in

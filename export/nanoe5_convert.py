@@ -31,7 +31,7 @@ space mappings, then NFKC, then runs of spaces collapsed; Metaspace pre-tokenize
 
 Limits, to know before training a Russian checker on it:
 
-* the engine (``engine/nli.py``) builds ``[CLS] premise [SEP] hypothesis [SEP]`` with the ids of
+* the engine (``engine/nli/cross_encoder.py``) builds ``[CLS] premise [SEP] hypothesis [SEP]`` with the ids of
   ``[CLS]``/``[SEP]`` (default 101/102); this vocabulary uses ``<s>`` = 0 and ``</s>`` = 2, so the
   runtime must take the special tokens from the tokenizer before such a checker can be served;
 * token type 1 exists (TVS = 2) but multilingual-e5 never used it; a cross-encoder fine-tune
@@ -57,7 +57,7 @@ from pathlib import Path
 
 import numpy as np
 
-from vericite.engine.models import sha256_file
+from vericite.engine.config.registry import sha256_file
 
 log = logging.getLogger(__name__)
 

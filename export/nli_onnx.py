@@ -35,8 +35,8 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-from vericite.engine.models import sha256_file
-from vericite.engine.paths import shared_dir
+from vericite.engine.config.registry import sha256_file
+from vericite.engine.config.paths import shared_dir
 
 log = logging.getLogger(__name__)
 

@@ -53,7 +53,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-from vericite.engine.models import sha256_file
+from vericite.engine.config.registry import sha256_file
 
 log = logging.getLogger(__name__)
 

@@ -44,8 +44,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from vericite.engine.models import sha256_file
-from vericite.engine.nli_t5 import (  # the runtime's template and output name
+from vericite.engine.config.registry import sha256_file
+from vericite.engine.nli.t5 import (  # the runtime's template and output name
     OUTPUT_NAME,
     TRUE_TEMPLATE,
 )
@@ -165,14 +165,14 @@ def _score_onnx(session: Any, tokenizer: Any, texts: list[str], max_length: int)
 
 def _check_runtime_tokenization(tokenizer: Any, tok_json: Path, pairs: Sequence[tuple[str, str]],
                                 template: str, max_length: int) -> dict[str, Any]:
-    """Check that the runtime's piecewise ids (:class:`~vericite.engine.nli_t5.TrueInputEncoder`) equal the
+    """Check that the runtime's piecewise ids (:class:`~vericite.engine.nli.t5.TrueInputEncoder`) equal the
     Hugging Face tokenizer's ids of the joined text, on every pair short enough for one window.
 
     Raises:
         ExportValidationError: a pair's ids differ (names the first one).
     """
     from tokenizers import Tokenizer
-    from vericite.engine.nli_t5 import TrueInputEncoder
+    from vericite.engine.nli.t5 import TrueInputEncoder
 
     fast = Tokenizer.from_file(str(tok_json))
     fast.no_padding()

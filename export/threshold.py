@@ -2,7 +2,7 @@
 
 ``python -m vericite.export.threshold MODEL_DIR --choose-on terra_val --eval xnli_ru_test [--threads 1] [--json]``
 
-Scores are the run-time scorer's (``engine/nli.py``: ONNX Runtime, ``max_length`` and entailment
+Scores are the run-time scorer's (``engine/nli/cross_encoder.py``: ONNX Runtime, ``max_length`` and entailment
 index from ``manifest.json``, premise windows of ``--premise-window`` tokens and, with
 ``--sentence-window K``, of 1..K sentences, as the registry's ``sentence_window``); sets are
 ``export/train_nli.py``'s (binary: entailment vs the rest). The threshold is the one of the grid
@@ -24,8 +24,8 @@ from typing import Any
 
 import numpy as np
 
-from vericite.engine.models import sha256_file
-from vericite.engine.nli import OnnxCrossEncoder
+from vericite.engine.config.registry import sha256_file
+from vericite.engine.nli.cross_encoder import OnnxCrossEncoder
 from vericite.export.train_nli import SETS, auc, load_set
 
 log = logging.getLogger(__name__)
@@ -68,7 +68,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s: %(message)s")
-    from vericite.engine.paths import shared_dir
+    from vericite.engine.config.paths import shared_dir
 
     data = Path(args.data_dir) if args.data_dir else shared_dir() / "data" / "nli"
     d = Path(args.model_dir)

@@ -56,7 +56,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from vericite.engine.paths import REPO_ROOT
+from vericite.engine.config.paths import REPO_ROOT
 
 logger = logging.getLogger(__name__)
 

@@ -4,7 +4,7 @@ Why this exists
 ---------------
 TRUE (``google/t5_xxl_true_nli_mixture``) is T5-11B v1.0: 44 GB of fp32 weights that no test can
 load, and nothing may come from the Hugging Face hub. The export (:mod:`vericite.export.t5_true`)
-and the runtime (:mod:`vericite.engine.nli_t5`) only depend on the *plumbing* of that model, so
+and the runtime (:mod:`vericite.engine.nli.t5`) only depend on the *plumbing* of that model, so
 the tests use a model with the same plumbing and random weights:
 
 * T5 v1.0 layout as in the 11B checkpoint's config: ``feed_forward_proj="relu"``
@@ -58,7 +58,7 @@ import logging
 import sys
 from pathlib import Path
 
-from vericite.engine.paths import shared_dir
+from vericite.engine.config.paths import shared_dir
 
 log = logging.getLogger(__name__)
 

@@ -5,7 +5,7 @@
 The model is ``AutoModelForSequenceClassification`` with two labels, ``0 = not_entailment``,
 ``1 = entailment``; a pair is ``tokenizer(premise, hypothesis, truncation="only_first",
 max_length=--max-len)`` and ``P(entailment) = softmax(logits)[:, 1]``, exactly what
-``vericite export nli`` exports and ``engine/nli.py`` serves. Loss: cross-entropy; optimiser:
+``vericite export nli`` exports and ``engine/nli/cross_encoder.py`` serves. Loss: cross-entropy; optimiser:
 AdamW with a linear warm-up/decay schedule (``transformers.get_linear_schedule_with_warmup``).
 
 Where the model starts:
@@ -124,14 +124,14 @@ import random
 import sys
 import time
 import zipfile
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-from vericite.engine.models import sha256_file
-from vericite.engine.paths import REPO_ROOT, shared_dir
+from vericite.engine.config.registry import sha256_file
+from vericite.engine.config.paths import REPO_ROOT, shared_dir
 
 log = logging.getLogger(__name__)
 
@@ -160,6 +160,15 @@ SETS: dict[str, tuple[str, str, bool]] = {
     "terra_train": ("terra_train.jsonl", "TERRa MIT (Russian)", True),
     "terra_val": ("terra_val.jsonl", "TERRa MIT (Russian)", True),
     "xnli_ru_test": ("xnli_ru_test.jsonl", "XNLI CC BY-NC 4.0 (Russian)", False),
+    # MultiNLI dev-matched pairs translated into Russian (shared/data/nli/SOURCES.md): every sixth pair
+    # (300) is a Russian dev set, the other 1,500 train
+    "mnli_ru_train": ("mnli_dev_matched_ru1800.jsonl", "MultiNLI, translated (Russian)", True),
+    "mnli_ru_dev": ("mnli_dev_matched_ru1800.jsonl", "MultiNLI, translated (Russian)", True),
+}
+#: sets that are a slice of their file: set name -> keep the row at this 0-based index?
+SLICES: dict[str, Callable[[int], bool]] = {
+    "mnli_ru_train": lambda i: i % 6 != 0,
+    "mnli_ru_dev": lambda i: i % 6 == 0,
 }
 #: Training mixes. "full" = the recipe of shared/models/nli-minilm-l6-bin (its metrics.json train_sets).
 MIXES: dict[str, tuple[str, ...]] = {
@@ -189,6 +198,7 @@ class TrainConfig:
     data_mix: str = "full"           # "full" | "permissive"
     sets: tuple[str, ...] = ()       # explicit training sets (overrides data_mix)
     extra_sets: tuple[str, ...] = () # sets added to the mix / --sets (e.g. terra_train)
+    repeat_sets: tuple[tuple[str, int], ...] = ()  # (set, k): each of its pairs k times (a small language upweighted)
     eval_sets: tuple[str, ...] = EVAL_SETS
     eval_limit: int | None = None    # pairs per eval set (seeded sample); None = all
     max_pairs: int | None = None     # subsample the NLI training pairs (seeded, proportional per set)
@@ -244,10 +254,11 @@ def load_set(name: str, data_dir: str | Path) -> list[dict]:
     path = Path(data_dir) / SETS[name][0]
     if not path.is_file():
         raise FileNotFoundError(f"NLI set {name!r}: {path} not found (set --data-dir or VERICITE_SHARED)")
+    keep = SLICES.get(name, lambda i: True)
     rows = []
     with path.open(encoding="utf-8") as fh:
-        for line in fh:
-            if line.strip():
+        for i, line in enumerate(ln for ln in fh if ln.strip()):
+            if keep(i):
                 r = json.loads(line)
                 rows.append({"premise": str(r["premise"]), "hypothesis": str(r["hypothesis"]),
                              "label": int(r["label"] == "entailment"), "source": name})
@@ -311,12 +322,16 @@ def build_training_data(cfg: TrainConfig) -> tuple[list[dict], dict[str, Any], l
     clash = set(names) & set(cfg.eval_sets)
     if clash:
         raise ValueError(f"training sets {sorted(clash)} are also evaluation sets")
+    repeat = dict(cfg.repeat_sets)
+    unknown = set(repeat) - set(names)
+    if unknown:
+        raise ValueError(f"--repeat-set names sets that are not trained on: {sorted(unknown)}")
     per_set = {n: load_set(n, _data_dir(cfg)) for n in names}
     total = sum(len(v) for v in per_set.values())
     rows: list[dict] = []
     for n, r in per_set.items():
         k = None if cfg.max_pairs is None else max(1, round(cfg.max_pairs * len(r) / total))
-        rows.extend(seeded_sample(r, k, cfg.seed, n)[0])
+        rows.extend(seeded_sample(r, k, cfg.seed, n)[0] * repeat.get(n, 1))
     summary: dict[str, Any] = {"sets": {n: sum(1 for r in rows if r["source"] == n) for n in names}}
 
     edits: list = []
@@ -785,6 +800,8 @@ def build_parser() -> argparse.ArgumentParser:
     ap.add_argument("--data-mix", default="full", choices=sorted(MIXES))
     ap.add_argument("--sets", default="", help="comma-separated training sets (overrides --data-mix)")
     ap.add_argument("--extra-sets", default="", help="comma-separated sets added to the mix (e.g. terra_train)")
+    ap.add_argument("--repeat-set", action="append", default=[], metavar="SET=K",
+                    help="each pair of a training set K times (repeatable)")
     ap.add_argument("--eval-sets", default=",".join(EVAL_SETS))
     ap.add_argument("--eval-limit", type=int, help="pairs per evaluation set (seeded sample)")
     ap.add_argument("--max-pairs", type=int, help="subsample the NLI training pairs (seeded, per set)")
@@ -821,6 +838,14 @@ def build_parser() -> argparse.ArgumentParser:
     return ap
 
 
+def _set_repeat(text: str) -> tuple[str, int]:
+    """``"SET=K"`` -> ``(SET, K)``; argparse's error for anything else."""
+    name, _, k = text.partition("=")
+    if not name or not k.isdigit() or int(k) < 1:
+        raise SystemExit(f"--repeat-set {text!r}: give SET=K with K a positive whole number")
+    return name, int(k)
+
+
 def main(argv: list[str] | None = None) -> int:
     """CLI entry (``vericite export train-nli``): parse ``argv``, train, print the kept held-out figures."""
     args = build_parser().parse_args(argv)
@@ -830,7 +855,8 @@ def main(argv: list[str] | None = None) -> int:
     cfg = TrainConfig(
         out=args.out, base=args.base, init=args.init, data_dir=args.data_dir, data_mix=args.data_mix,
         sets=tuple(s for s in args.sets.split(",") if s),
-        extra_sets=tuple(s for s in args.extra_sets.split(",") if s), eval_sets=tuple(s for s in args.eval_sets.split(",") if s),
+        extra_sets=tuple(s for s in args.extra_sets.split(",") if s),
+        repeat_sets=tuple(_set_repeat(r) for r in args.repeat_set), eval_sets=tuple(s for s in args.eval_sets.split(",") if s),
         eval_limit=args.eval_limit, max_pairs=args.max_pairs, hard_negatives=args.hard_negatives,
         hn_kinds=tuple(k for k in args.hn_kinds.split(",") if k), qa=args.qa, qa_items=args.qa_items,
         qa_sentences=args.qa_sentences, qa_window=args.qa_window or None, qa_edits=args.qa_edits, qa_two_doc=args.qa_two_doc, claims=args.claims,

@@ -29,8 +29,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from vericite.engine.models import ModelSpec, sha256_file, tokenizer_path
-from vericite.engine.triton_checker import (
+from vericite.engine.config.registry import ModelSpec, sha256_file, tokenizer_path
+from vericite.engine.nli.triton import (
     DEFAULT_WIDTH_BUCKETS,
     PARAM_BUCKETS,
     PARAM_MAX_LENGTH,
@@ -197,7 +197,7 @@ def export_triton(spec: ModelSpec, out: str | Path, *, model_name: str | None = 
             first dimension is fixed while ``max_batch_size`` > 0.
         ModelFileError: the entry's file is missing or corrupt.
     """
-    from vericite.engine.models import verify
+    from vericite.engine.config.registry import verify
 
     if spec.role != "nli" or spec.format != "onnx" or spec.input_format != "cross-encoder":
         raise ValueError(f"model {spec.name!r}: `export triton` takes an ONNX cross-encoder NLI entry "
@@ -363,7 +363,7 @@ def check_config(text: str, inputs: Sequence[Tensor], outputs: Sequence[Tensor])
 
 def main_export(args) -> dict[str, Any]:
     """`vericite export triton` (argparse namespace from export/cli.py)."""
-    from vericite.engine.models import Registry
+    from vericite.engine.config.registry import Registry
 
     registry = Registry.load(args.models)
     spec = registry.get(args.nli, "nli")

@@ -14,15 +14,15 @@ import sys
 import threading
 import time
 
-from vericite.engine.batching import DynamicBatcher
+from vericite.engine.nli.batching import DynamicBatcher
 from vericite.engine.errors import ConfigError, InferenceError, InputError
-from vericite.engine.nli_cache import ScoreCache
+from vericite.engine.nli.cache import ScoreCache
 from vericite.engine.pipeline import VeriCite
 from vericite.engine.prompts import PromptSet
 
 from .fakes import ScriptedLLM, WordChecker
 
-#: Replies per call purpose for tests/test_pipeline_rules.py's DOCS and Q: stage 1 keeps one
+#: Replies per call purpose for tests/unit/test_pipeline_rules.py's DOCS and Q: stage 1 keeps one
 #: statement of two, document 2 is judged not useful, stage 3 writes two supported sentences.
 REPLIES = {
     "answer": "Rush released the song Counterparts in 1993 [2]. Keith Moon was the drummer of Rush [3].",

@@ -24,6 +24,7 @@ from collections.abc import Callable
 from contextlib import asynccontextmanager
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
+from typing import Any
 
 from fastapi import Depends, FastAPI, Request
 from fastapi.exceptions import RequestValidationError
@@ -36,7 +37,14 @@ from ..pipeline import VeriCite
 from . import errors as E
 from .admission import Admission
 from .errors import Rejected
-from .limits import BodyLimit, Limits, check_documents, check_options, check_question, option_names
+from .limits import (
+    BodyLimit,
+    Limits,
+    check_documents,
+    check_options,
+    check_question,
+    option_names,
+)
 from .metrics import Metrics
 from .runner import Runner
 from .schema import AnswerOut, AnswerRequest, ErrorOut, ModelsOut, StatusOut
@@ -44,7 +52,7 @@ from .schema import AnswerOut, AnswerRequest, ErrorOut, ModelsOut, StatusOut
 log = logging.getLogger(__name__)
 
 ROUTES = {"/", "/v1/answer", "/v1/models", "/health", "/ready", "/metrics"}
-_ERRORS = {code: {"model": ErrorOut, "description": text} for code, text in {
+_ERRORS: dict[int | str, dict[str, Any]] = {code: {"model": ErrorOut, "description": text} for code, text in {
     400: "malformed JSON", 401: "missing or wrong API key", 413: "body over --max-body-bytes",
     422: "a field, limit or option is wrong (the message names it); an InputError or ConfigError of the engine",
     429: "the queue is full (Retry-After)", 502: "a model call failed (InferenceError)",
@@ -74,7 +82,7 @@ class Service:
         self.clock = time.monotonic
         self._factory = None if isinstance(source, VeriCite) else source
         self.metrics = Metrics(lambda: self.admission, lambda: self.runner and self.runner.pipeline.checker, ROUTES)
-        if self._factory is None:
+        if isinstance(source, VeriCite):  # as self._factory is None
             self._loaded(source)
 
     def start(self) -> None:
@@ -106,12 +114,14 @@ class Service:
             raise Rejected(503, status, {"draining": "the server is shutting down",
                                          "loading": "the models are loading; see GET /ready",
                                          "failed": f"the models failed to load: {error}"}[status])
+        assert self.runner is not None  # status() says ready only with a runner (never unset)
         return self.runner
 
     def _loaded(self, pipeline: VeriCite) -> None:
         self.runner = Runner(pipeline, on_llm_call=self.metrics.llm_call)
 
     def _load(self) -> None:
+        assert self._factory is not None  # start() runs this only with a factory
         try:
             self._loaded(self._factory())
             log.info("models loaded: ready")
@@ -179,6 +189,7 @@ def create_app(source: VeriCite | Callable[[], VeriCite], *, limits: Limits = Li
         settings, deadline = check_options(req.options, runner.settings, svc.limits)
         if req.stream:
             return await _stream(svc, runner, question, docs, settings, deadline)
+        assert svc.admission is not None  # start() made it (the app's lifespan) before requests are served
         job = svc.admission.submit(lambda job: runner.run(question, docs, settings, check=lambda: job.check(svc.clock())),
                                    deadline)
         try:
@@ -255,6 +266,7 @@ async def _stream(svc: Service, runner: Runner, question, docs, settings, deadli
         except RuntimeError:  # the loop is gone (shutdown): nobody is listening
             pass
 
+    assert svc.admission is not None  # start() made it (the app's lifespan) before requests are served
     job = svc.admission.submit(lambda job: runner.run(question, docs, settings, check=lambda: job.check(svc.clock()),
                                                        emit=lambda name, data: put((name, data))), deadline)
     job.future.add_done_callback(lambda f: put(("", f)))

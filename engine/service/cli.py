@@ -10,7 +10,6 @@ import logging
 import os
 from pathlib import Path
 
-from .. import settings as S
 from . import require
 from .limits import Limits, flag
 
@@ -24,9 +23,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1: this machine only)")
     p.add_argument("--port", type=int, default=8000, help="port (default 8000)")
     p.add_argument("--llm", help="LLM name in models.toml (default: [defaults] llm)")
-    p.add_argument("--nli", help="NLI checker name in models.toml; default 'auto': [defaults] nli, and for a question in a language it "
+    p.add_argument("--nli", help="NLI checker name in models.toml; default 'auto': [defaults] nli, and for a "
+                   "question in a language it "
                    "does not read, the checker models.toml's [nli_by_language] names")
-    p.add_argument("--nli-cache", help="sqlite file that keeps NLI scores across runs (default: memory only)")
     p.add_argument(flag("workers"), type=int, default=_D.workers,
                    help=f"request threads (default {_D.workers}: LLM calls take turns, so a second thread lets one "
                         "request's NLI checks overlap another's LLM work)")
@@ -60,12 +59,12 @@ def run(args: argparse.Namespace) -> int:
         print(f"wrote {path}")
         return 0
 
-    def load():
-        from ..loader import build_pipeline
+    from ..loader import build_pipeline, pipeline_arguments
 
-        return build_pipeline(llm=args.llm, nli=args.nli, models_toml=args.models, n_ctx=args.n_ctx,
-                              threads=args.threads, gpu_layers=args.gpu_layers, nli_threads=args.nli_threads,
-                              nli_cache=args.nli_cache, overrides_origin="flag", **S.from_arguments(args))
+    arguments = pipeline_arguments(args)  # a bad --set fails here, before the server starts
+
+    def load():
+        return build_pipeline(**arguments)
 
     api_key = args.api_key or os.environ.get("VERICITE_API_KEY") or None
     if api_key is None and args.host not in ("127.0.0.1", "localhost", "::1"):

@@ -10,7 +10,7 @@ import json
 from dataclasses import dataclass, fields, replace
 from typing import Any
 
-from .. import settings as S
+from ..config import settings as S
 from ..errors import ConfigError
 from ..prompts import PROMPTS_DIR
 from ..records import Document

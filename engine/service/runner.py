@@ -26,13 +26,13 @@ from dataclasses import asdict
 from typing import Any
 
 from .. import records as R
-from ..checks import CheckBatch, Verifier
+from ..config.settings import Settings
 from ..memo import memo
 from ..pipeline import Hooks, Question, Stage, VeriCite
 from ..prompts import PromptSet
 from ..records import Document, LLMCall, StageTrace, VerifiedAnswer
-from ..settings import Settings
 from ..timeline import Timeline
+from ..verifier import CheckBatch, Verifier
 
 Emit = Callable[[str, dict], None]
 
@@ -145,6 +145,7 @@ class _Stream(Hooks):
 
     def _send_stage1(self) -> None:
         self._sent_stage1 = True
+        assert self.stage1_checks is not None  # the pipeline calls stage1() before stage2(); poll() checks
         st, verifier = self.stage1_checks
         text = st.trace.llm_calls[0].text if st.trace.llm_calls else ""
         statements = [s for b in st.checks for s in _statements(verifier, b)]

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import MISSING
-from typing import Any, Optional, get_type_hints
+from typing import TYPE_CHECKING, Any, Optional, get_type_hints
 
 from pydantic import BaseModel, ConfigDict, Field, create_model
 
@@ -54,15 +54,23 @@ def _mirror(record: type, name: str) -> type[BaseModel]:
     """A strict pydantic model with the fields of the engine's dataclass ``record`` (one declaration:
     the record; this only describes its JSON)."""
     hints = get_type_hints(record)
-    fields = {f.name: (hints[f.name], f.default if f.default is not MISSING else ...) for f in dataclasses.fields(record)}
+    fields: dict[str, Any] = {f.name: (hints[f.name], f.default if f.default is not MISSING else ...)
+                              for f in dataclasses.fields(record)}
     return create_model(name, __base__=_Strict, **fields)
 
 
-StatementOut = _mirror(Statement, "StatementOut")
-LLMCallOut = _mirror(LLMCall, "LLMCallOut")
-DocumentOut = _mirror(Document, "DocumentOut")
-SpanOut = _mirror(Span, "SpanOut")
-ConflictOut = _mirror(Conflict, "ConflictOut")
+if TYPE_CHECKING:  # the type checker cannot see fields made at run time: these stand for the mirrors below
+    class StatementOut(_Strict): ...
+    class LLMCallOut(_Strict): ...
+    class DocumentOut(_Strict): ...
+    class SpanOut(_Strict): ...
+    class ConflictOut(_Strict): ...
+else:
+    StatementOut = _mirror(Statement, "StatementOut")
+    LLMCallOut = _mirror(LLMCall, "LLMCallOut")
+    DocumentOut = _mirror(Document, "DocumentOut")
+    SpanOut = _mirror(Span, "SpanOut")
+    ConflictOut = _mirror(Conflict, "ConflictOut")
 
 
 class StageOut(_Strict):

@@ -1,0 +1,1 @@
+"""Configuration: the settings (declared once), the model registry (models.toml) and paths."""

@@ -1,0 +1,2 @@
+"""The LLM backends: llama.cpp in process (its own greedy loop, its batching session),
+OpenAI-compatible servers, llama-server; grammars and decoding helpers."""

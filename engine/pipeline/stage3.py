@@ -1,0 +1,192 @@
+"""Stage 3: wait for the checks, find conflicts between documents, make the draft (the answer step
+or the authors' merge, :mod:`~vericite.engine.selection`) and run the rules over it
+(:data:`~vericite.engine.draft.RULES`: final check, strict, put-backs, marks)."""
+from __future__ import annotations
+
+import logging
+import re
+from dataclasses import replace
+from typing import TYPE_CHECKING
+
+from .. import draft as D
+from .. import records as R
+from ..conflicts import Conflict, find_conflicts
+from ..draft import Draft, with_citations
+from ..records import StageTrace, Statement
+from ..selection import compose, numbered, parse_selection, ranked, select_grammar
+from ..text.citations import merge_adjacent, strip_citations
+from ..text.relevance import relevant_sentences
+from ..verifier import answer_claims
+from .calls import chat, cite_grammar, complete, documents_block, split_lang
+from .context import Question, Stage
+
+if TYPE_CHECKING:
+    from .method import VeriCite
+
+log = logging.getLogger(__name__)
+
+
+def verified(pipe: VeriCite, q: Question, answer: Stage, evidence: Stage) -> list[Statement]:
+    """Wait for the checks of stages 1 and 2 (their verdicts go into the traces); the kept
+    sentences, stage 2's facts first (the authors' order)."""
+    for st in (answer, evidence):
+        st.trace.statements = [s for b in st.checks for s in pipe.verifier().resolve(b, st.trace, q.timeline)]
+    return [s for s in evidence.trace.statements + answer.trace.statements if s.verdict == R.KEPT]
+
+
+def conflicts(pipe: VeriCite, q: Question, verified: list[Statement]) -> list[Conflict]:
+    """Where another document gives a different number or year for a verified claim
+    (:mod:`~vericite.engine.conflicts`: the checker must entail the claim with the other
+    document's number)."""
+    if not pipe.settings.conflicts or not verified:
+        return []
+    with q.timeline.span("nli", "conflicts"):
+        threshold = pipe.settings.conflict_threshold or pipe.settings.threshold
+        found = find_conflicts(verified, q.documents, pipe.checker.scores, threshold,
+                               split_lang(pipe, q, " ".join(d.text for d in q.documents)[:2000]),
+                               related=pipe.settings.conflict_related,
+                               restated=pipe.settings.conflict_restated)
+    return found
+
+
+def refine(pipe: VeriCite, q: Question, verified: list[Statement], answer: Stage | None = None) -> Stage:
+    """The stage's draft from the verified statements: the answer step's picks (:func:`_pick`),
+    else the authors' merge (:func:`_merge`); no verified statement: the fallback quotes, or an
+    empty draft. ``answer`` (stage 1) gives the answer step its first answer as written."""
+    st = Stage(StageTrace(R.REFINE))
+    with q.timeline.span(None) as t:
+        quotes = fallback_quotes(pipe, q) if not verified else []
+        if quotes:
+            st.draft = Draft.of(" ".join(quotes), [f"no verified statement: the answer quotes the {len(quotes)} "
+                                                   "document sentence(s) most relevant to the question (fallback_quotes)"])
+            st.draft = st.draft.warn(D.FALLBACK_QUOTES, "no generated statement survived the NLI checks; the answer "
+                                     "quotes the documents' most relevant sentences instead (--fallback-quotes 0: "
+                                     "an empty answer)")
+        elif not verified:
+            st.draft = Draft.of("", ["no verified statement: nothing to refine, the answer is empty"])
+            st.draft = st.draft.warn(D.EMPTY_NOTHING_VERIFIED, "no statement survived the NLI checks; the answer is empty")
+        else:
+            first = " ".join(strip_citations(s.raw or s.text) for s in answer.trace.statements) if answer else ""
+            st.draft = _pick(pipe, q, st, verified, first) or _merge(pipe, q, st, verified)
+    st.trace.wall_ms = round(t.ms, 1)
+    return st
+
+
+def _pick(pipe: VeriCite, q: Question, st: Stage, verified: list[Statement], first: str = "") -> Draft | None:
+    """The answer step (``refine`` = answer, :mod:`~vericite.engine.selection`): the LLM names
+    the short answer and picks the verified sentences that show it; the draft is those
+    sentences with their citations; ``first`` (stage 1's answer, unchecked: it read every
+    document at once) helps it find the answer. None (the merge runs instead) when the setting
+    is off, the prompt set has no select step, or the reply cannot be read."""
+    if pipe.settings.refine != "answer" or "select" not in q.prompts.steps:
+        return None
+    log.info("stage 3: picking the answer from %d verified statements", len(verified))
+    verified = ranked(verified, q.text, first)  # listed most relevant first
+    lines = numbered(verified)
+    uses_docs = "{D}" in q.prompts.steps["select"].template  # the built-in sets pick from the sentences alone
+    block = documents_block(pipe, "select", q, statements=lines) if uses_docs else ""
+    call = chat(pipe, q, q.prompts.messages("select", question=q.text, docs=block, statements=lines,
+                                             first=first or "-"),
+                      step="select", purpose="select", grammar=select_grammar(len(verified)))
+    st.trace.llm_calls.append(call)
+    sel = parse_selection(call.text, len(verified))
+    if sel is None:
+        st.trace.notes.append(f"answer step: no 'Answer:' line in the reply {call.text[:200]!r}; merged instead")
+        return None
+    picked = compose(sel, verified, q.text, q.lang, titles=[d.title for d in q.documents])
+    draft = Draft.of(merge_adjacent(" ".join(with_citations(s) for s in picked.sentences)), picked.notes,
+                     picked=True)
+    return draft.warn(picked.caveat.code, picked.caveat.text) if picked.caveat else draft
+
+
+def _merge(pipe: VeriCite, q: Question, st: Stage, verified: list[Statement]) -> Draft:
+    """The authors' refinement: every verified statement given to the LLM; its reply (citing
+    only documents they cite) is the draft."""
+    log.info("stage 3: refining %d verified statements", len(verified))
+    lines = "\n".join(with_citations(s) for s in verified)
+    block = documents_block(pipe, R.REFINE, q, statements=lines)
+    cited = {c for s in verified for c in s.citations}
+    call = chat(pipe, q, q.prompts.messages(R.REFINE, question=q.text, docs=block, statements=lines),
+                      step=R.REFINE, purpose=R.REFINE, grammar=cite_grammar(pipe, len(q.documents), cited))
+    st.trace.llm_calls.append(call)
+    text = merge_adjacent(call.text.strip())
+    if call.finish_reason == "length":
+        text, cut = _drop_unfinished_tail(text)
+        draft = Draft.of(text, [cut] if cut else [])
+        if not text:
+            draft = draft.warn(D.EMPTY_TOKEN_CAP, f"the refinement reached its "
+                               f"{q.prompts.steps[R.REFINE].max_tokens}-token cap before its first "
+                               "sentence ended; the answer is empty")
+        return draft
+    draft = Draft.of(text)
+    return draft if text else draft.warn(D.EMPTY_NO_TEXT, "the refinement step returned no text; the answer is empty")
+
+
+def fallback_quotes(pipe: VeriCite, q: Question) -> list[str]:
+    """The fallback answer when nothing was verified (``fallback_quotes`` = N > 0): the N
+    sentences of the documents as the LLM saw them that are most relevant to the question
+    (:func:`~vericite.engine.text.relevance.relevant_sentences`), verbatim, each ending with its
+    document's citation, in document order; the final check then checks them like any answer."""
+    n = pipe.settings.fallback_quotes
+    if n < 1:
+        return []
+    texts = [d.text for d in q.shown]
+    found = relevant_sentences(q.text, texts, n, split_lang(pipe, q, " ".join(texts)[:2000]))
+    in_order = sorted(found, key=lambda f: (f[0], texts[f[0]].find(f[1])))
+    return [with_citations(Statement(R.REFINE, sent, (i + 1,), R.KEPT, None, sent)) for i, sent in in_order]
+
+
+def rules(pipe: VeriCite, q: Question, refine: Stage, answer: Stage, verified: list[Statement]) -> Draft:
+    """Stage 3's rules (:data:`~vericite.engine.draft.RULES`) over the refinement's draft; the
+    stage-3 trace gets the checked sentences, the rules' notes, and the LLM calls and NLI
+    pairs of their checks; the question gets their warnings.
+
+    Returns:
+        The final draft: its sentences with verdicts, its text the answer.
+    """
+    facts = D.Facts(question=q.text, lang=q.lang, documents=q.documents, verified=verified,
+                    statements=answer.trace.statements, settings=pipe.settings,
+                    check=lambda text: _check_final(pipe, q, refine, text), scores=pipe.checker.scores)
+    draft = D.apply(refine.draft, facts)
+    refine.trace.statements = list(draft.checked)
+    refine.trace.notes += draft.notes
+    q.warnings += [w.text for w in draft.warnings]
+    return draft
+
+
+def _check_final(pipe: VeriCite, q: Question, refine: Stage, text: str) -> tuple[D.Block, list[str]]:
+    """The final check of ``text`` (stage 3's rules call it): every sentence checked against
+    its cited documents; LLM calls (fragment rewrites) and NLI pairs are recorded in the
+    stage-3 trace.
+
+    Returns:
+        (the block: ``text`` and its sentences with verdicts, each passing sentence in its
+        checked form: a fragment as its question-aware claim, citations that did not carry it
+        removed; the trace notes the check wrote).
+    """
+    scratch = StageTrace(R.REFINE)  # the notes go to the draft, in the rules' order
+    with q.timeline.span(None) as t:
+        items = answer_claims(R.REFINE, text, q.documents, split_lang(pipe, q, text), final=True,
+                              recite=pipe.settings.recite)
+        items = complete(pipe, q, items, scratch, R.REFINE, failed=R.UNSUPPORTED)
+        refine.trace.llm_calls += scratch.llm_calls
+        batch = pipe.verifier().submit(items, (R.SUPPORTED, R.UNSUPPORTED), refine.trace, q.timeline)
+        final = pipe.verifier().resolve(batch, refine.trace, q.timeline)
+    refine.trace.wall_ms = round(refine.trace.wall_ms + t.ms, 1)
+    out = []
+    for s in final:
+        if s.verdict == R.SUPPORTED and (s.rewritten or s.removed or s.recited) and s.raw in text:
+            s = replace(s, raw=merge_adjacent(with_citations(s)))
+        out.append(s)
+    return D.Block(text, tuple(out), tuple(s.raw for s in final)), scratch.notes
+
+
+def _drop_unfinished_tail(text: str) -> tuple[str, str]:
+    """Cut a trailing fragment the token cap left unfinished (no closing punctuation): (the text
+    kept, the trace note; "" when nothing was cut)."""
+    m = re.search(r"[.!?](?:\s*\[\d+(?:,\s*\d+)*\])*[\"')]?\s*$", text)
+    if m or not text:
+        return text, ""
+    last = max(text.rfind(". "), text.rfind("! "), text.rfind("? "))
+    kept = text[:last + 1].rstrip() if last >= 0 else ""
+    return kept, f"token cap reached: unfinished tail removed: {text[len(kept):].strip()!r}"

@@ -1,0 +1,185 @@
+"""Statement splitting: one sentence = one statement (offline, rule-based: pysbd).
+
+Around pysbd, the traps LLM output and other systems' answers set are handled here, once, for
+the pipeline and the evaluator alike:
+
+- Only "\\n" breaks a line; other line and paragraph separators (\\r, \\v, \\f, \\x1c-\\x1e,
+  U+0085, U+2028, U+2029) are spaces, as in the citation grammar, which forbids "\\n" only.
+- Abbreviations that pysbd splits after ("et al.", Russian "т.е.", "т. д.", ...) are kept inside
+  their sentence.
+- Numbered or bulleted list items become separate statements without their numbers
+  ("Steps: 1. Mix flour [1]. 2. Bake [2]." -> "Mix flour [1].", "Bake [2]."); a lead-in that
+  ends with ":" and cites nothing ("Steps:") is not a statement.
+- Citation marks a splitter leaves at the start of the next sentence ("... 1998. [1] It ...")
+  go back to the sentence they close; a piece with no letter or digit besides its marks ("." of
+  "... [2]. It") never becomes a statement.
+- Marks that are the subject of a reporting verb ("... bands. [1] states that Lee sang.") belong to
+  the sentence they start: it becomes the reported claim with its marks ("Lee sang [1]."), and
+  the sentence before keeps only its own marks.
+"""
+from __future__ import annotations
+
+import re
+import threading
+
+import pysbd
+from pysbd.languages import LANGUAGE_CODES
+
+from ..errors import ConfigError
+from .citations import leading_citations, normalise_citations, strip_citations
+
+#: Line and paragraph separators other than "\n" that str.splitlines() would break at.
+_SEPARATORS = re.compile("[ \t]*[\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]+[ \t]*")
+#: Abbreviations whose full stops never end a sentence, per language ("*" = every language).
+_ABBREVIATIONS = {
+    "*": ("et al.", "e.g.", "i.e.", "cf."),
+    "ru": ("т.е.", "т. е.", "т.к.", "т. к.", "т.д.", "т. д.", "т.п.", "т. п.", "и др.", "см.", "напр.", "англ."),
+}
+_DOT = "\u2024"  # ONE DOT LEADER: stands in for a protected full stop while pysbd splits
+_LIST_ITEM = re.compile(r"(?:(?<=^)|(?<=[.!?:] ))(\d{1,2})[.)]\s+(?=\S)")
+_BULLET = re.compile(r"^[-*•·]\s*")
+_LINE_NUMBER = re.compile(r"^\d{1,2}[.)]\s+(?=\S)")
+#: "[1] states that ..." / "[2] also mentions ...": a lower-case reporting verb after leading marks
+_REPORTING = re.compile(r"(?:also\s+)?(?:states|says|mentions|confirms|notes|shows|indicates|reports|explains|adds|"
+                        r"suggests|describes|reveals|clarifies|specifies|explicitly states)\s+(?:also\s+)?(?:that\s+)?")
+
+
+def known_language(lang: str) -> bool:
+    """Whether pysbd can split ``lang`` (an ISO 639-1 code such as "en", "ru")."""
+    return lang in LANGUAGE_CODES
+
+
+def check_language(lang: str) -> None:
+    """Raise ConfigError unless pysbd can split ``lang`` (an ISO 639-1 code such as "en", "ru")."""
+    if lang not in LANGUAGE_CODES:
+        raise ConfigError(f"sentence splitter: unknown language {lang!r}; known: {', '.join(sorted(LANGUAGE_CODES))}")
+
+
+_LOCAL = threading.local()
+
+
+def _segmenter(lang: str) -> pysbd.Segmenter:
+    """This thread's segmenter for ``lang``: pysbd's ``Segmenter.segment`` keeps the text it
+    splits on the object, so two threads sharing one (the checker's batcher splitting premises
+    while the pipeline splits claims) get each other's sentences."""
+    cache = getattr(_LOCAL, "segmenters", None)
+    if cache is None:
+        cache = _LOCAL.segmenters = {}
+    if lang not in cache:
+        check_language(lang)
+        cache[lang] = pysbd.Segmenter(language=lang, clean=False)
+    return cache[lang]
+
+
+#: pysbd's time grows with the square of a line's length (100 KB on one line: ~3 s, 200 KB: ~10 s);
+#: longer lines are cut into pieces of at most this many characters first
+MAX_LINE = 4000
+_CUT = re.compile(r"[.!?][\"')\]]*\s+(?=\S)")
+
+
+def _bounded(line: str) -> list[str]:
+    """``line`` in pieces of at most :data:`MAX_LINE` characters, each cut after the last
+    sentence end (punctuation, then space) in its window, else at the last space, else hard."""
+    out = []
+    while len(line) > MAX_LINE:
+        window = line[:MAX_LINE]
+        ends = [m.end() for m in _CUT.finditer(window)]
+        cut = ends[-1] if ends else (window.rfind(" ") + 1 or MAX_LINE)
+        out.append(line[:cut])
+        line = line[cut:]
+    return out + [line]
+
+
+def _lines(text: str) -> list[str]:
+    lines = _SEPARATORS.sub(" ", text.replace("\r\n", "\n")).split("\n")
+    return [piece for line in lines for piece in (_bounded(line) if len(line) > MAX_LINE else [line])]
+
+
+def _protect(line: str, lang: str) -> str:
+    for abbr in (*_ABBREVIATIONS["*"], *_ABBREVIATIONS.get(lang, ())):
+        if abbr in line:
+            line = line.replace(abbr, abbr.replace(".", _DOT))
+    return line
+
+
+def _segments(line: str, lang: str) -> list[str]:
+    return [s.replace(_DOT, ".").strip() for s in _segmenter(lang).segment(_protect(line, lang))]
+
+
+def split_sentences(text: str, lang: str = "en") -> list[str]:
+    """Plain sentence split of a passage (pysbd), line by line, blank pieces dropped."""
+    return [s for line in _lines(text) for s in _segments(line, lang) if s]
+
+
+def _list_items(line: str) -> list[str]:
+    """A line holding a numbered list ("1. A. 2. B.") as its lead-in and items, numbers removed;
+    any other line without a leading item number ("2. B" -> "B"). Only a run of numbers counting
+    up from 1 is a list."""
+    marks = list(_LIST_ITEM.finditer(line))
+    numbers = [int(m.group(1)) for m in marks]
+    if len(marks) < 2 or numbers != list(range(1, len(marks) + 1)):
+        # one item per line ("1. A\n2. B", the small models' usual list): the line's own number goes
+        # (else the number guard reads it as a claimed number the document lacks)
+        return [_LINE_NUMBER.sub("", line)]
+    pieces = [line[:marks[0].start()]]
+    for m, nxt in zip(marks, marks[1:] + [None]):
+        pieces.append(line[m.end():nxt.start() if nxt else len(line)])
+    return [p.strip() for p in pieces if p.strip()]
+
+
+def _is_lead_in(sent: str) -> bool:
+    """A heading such as "Steps:" that introduces a list and claims nothing."""
+    return sent.rstrip().endswith(":") and not leading_citations(sent)[0] and "[" not in sent
+
+
+def split_statements(text: str, lang: str = "en") -> list[str]:
+    """Split LLM output into sentences, keeping each sentence's citation marks with it.
+
+    See the module docstring for the traps handled. Blank lines and list bullets are dropped.
+    ``lang`` is an ISO code pysbd knows ("en", "ru", ...).
+
+    Returns:
+        Sentences in order; every one has a letter or digit outside its citation marks.
+    """
+    out: list[str] = []
+    for raw in _lines(normalise_citations(text)):
+        line = _BULLET.sub("", raw.strip()).strip()
+        if not line:
+            continue
+        for item in _list_items(line):
+            for sent in _segments(item, lang):
+                if not sent:
+                    continue
+                marks, rest = leading_citations(sent)
+                said = _REPORTING.match(rest) if marks else None
+                if said and rest[said.end():].strip():
+                    sent, marks = _reported(rest[said.end():].strip(), marks), ""
+                if marks and out:
+                    out[-1] = f"{out[-1]} {marks}"
+                    sent = rest
+                elif marks and not rest:
+                    sent = marks
+                if not sent:
+                    continue
+                if not any(ch.isalnum() for ch in strip_citations(sent)):
+                    if out and parse_marks(sent):  # "[2]." after a full stop: the marks close the sentence before
+                        out[-1] = f"{out[-1]} {parse_marks(sent)}"
+                    continue
+                if _is_lead_in(sent):
+                    continue
+                out.append(sent)
+    return out
+
+
+def _reported(claim: str, marks: str) -> str:
+    """The reported claim as a sentence of its own with ``marks`` before its final stop:
+    ("lee sang.", "[1]") -> "Lee sang [1]."."""
+    claim = claim[0].upper() + claim[1:]
+    if claim[-1] in ".!?":
+        return f"{claim[:-1].rstrip()} {marks}{claim[-1]}"
+    return f"{claim} {marks}"
+
+
+def parse_marks(text: str) -> str:
+    """The citation marks in ``text``, as written ("" if none)."""
+    return " ".join(re.findall(r"\[[\d,\s]+\]", text))

@@ -1,0 +1,82 @@
+"""The entity guard (engine/text/entities.py): the rule alone, then in the Verifier and the pipeline on fakes."""
+from __future__ import annotations
+
+from vericite.engine import records as R
+from vericite.engine.verifier import Verifier, answer_claims
+from vericite.engine.text.entities import found, names, unsupported_names
+from vericite.engine.pipeline import Settings, VeriCite
+from vericite.engine.records import Document, StageTrace
+from vericite.engine.timeline import Timeline
+
+from tests.fakes import ScriptedLLM, WordChecker
+
+
+def test_names_skip_openers_prompt_words_and_numerals():
+    assert names("According to Document 4, the Police were formed in London by Stewart Copeland.") == \
+        ["Police", "London", "Stewart", "Copeland"]
+    assert names("Hagar's son met Henry III and J.Fox at the U.S._declaration.") == ["Hagar", "Henry", "Fox", "U.S"]
+    assert names("Ответ: Варшава была столицей.") == ["Варшава"]
+    assert names("Yes, InStyle is a US-based magazine.") == ["InStyle", "US"]
+
+
+def test_found_tolerates_case_inflection_and_stemmer_quirks():
+    assert found("Варшаве", "Варшава - столица Польши.")
+    assert found("Генрихом", "император Генрих 3 пожаловал дворянство")  # the stemmer cuts "Генрих" to "генр"
+    assert found("Canadians", "a Canadian rock band")
+    assert found("rush", "Rush is a band")
+    assert not found("Counterparts", "Stewart Copeland was the drummer of the Police.")
+
+
+def test_unsupported_names_include_the_questions_own():
+    doc = "Stewart Copeland is an American musician, best known as the drummer of the rock band the Police."
+    claim = "The Canadian rock band that released Counterparts is the Police."
+    assert unsupported_names(doc, claim) == ["Canadian", "Counterparts"]
+    assert unsupported_names(doc, "Stewart Copeland was the drummer of the Police.") == []
+
+
+def _resolve(verifier, items):
+    batch = verifier.submit(items, (R.KEPT, R.DROPPED_NLI), StageTrace("t"), Timeline())
+    trace = StageTrace("t")
+    return verifier.resolve(batch, trace, Timeline()), trace
+
+
+class Lenient(WordChecker):
+    """A checker that entails everything (the failure the guard stands in for)."""
+
+    def scores(self, pairs):
+        self.pairs += list(pairs)
+        import numpy as np
+        return np.ones(len(pairs), dtype=np.float32)
+
+
+DOCS = [Document("Stewart Copeland", "He was the drummer of the rock band the Police."),
+        Document("Counterparts (song)", "Counterparts is a song by the Canadian rock band Rush.")]
+
+
+def test_the_verifier_zeroes_pairs_whose_documents_lack_a_name_and_titles_count():
+    items = answer_claims(R.ANSWER, "Stewart Copeland was the drummer of the Police [1]. "
+                                    "Counterparts was released by the Police [1].", DOCS, "en", final=False)
+    out, trace = _resolve(Verifier(Lenient(), threshold=0.5, schedule="sequential", entity_guard=True), items)
+    assert [s.verdict for s in out] == [R.KEPT, R.DROPPED_NLI]  # "Stewart Copeland" is the title of document 1
+    assert out[1].score == 0.4999 and any("Counterparts" in n for n in trace.notes)  # capped below the threshold
+    off, _ = _resolve(Verifier(Lenient(), threshold=0.5, schedule="sequential"), items)
+    assert [s.verdict for s in off] == [R.KEPT, R.KEPT]
+
+
+def test_with_recite_a_claim_moves_to_the_document_that_names_it():
+    items = answer_claims(R.ANSWER, "Counterparts is a song by the Canadian rock band Rush [1].", DOCS, "en",
+                          final=False, recite=True)
+    out, _ = _resolve(Verifier(Lenient(), threshold=0.5, schedule="sequential", entity_guard=True), items)
+    assert (out[0].verdict, out[0].citations, out[0].recited) == (R.KEPT, (2,), (2,))
+
+
+def test_the_pipeline_drops_a_final_sentence_that_forces_a_name_onto_its_document():
+    replies = {"answer": "Stewart Copeland was the drummer of the Police [1].", "gate": "No",
+               "refine": "The Canadian rock band that released Counterparts is the Police [1]."}
+    res = VeriCite(ScriptedLLM(replies), Lenient(), settings=Settings(claim_words=0)).answer(
+        "Which Canadian band released Counterparts?", DOCS)
+    assert "Counterparts is the Police" not in res.answer
+    assert res.stages[2].statements[0].verdict == R.UNSUPPORTED
+    off = VeriCite(ScriptedLLM(replies), Lenient(), settings=Settings(claim_words=0, entity_guard=False)).answer(
+        "Which Canadian band released Counterparts?", DOCS)
+    assert "Counterparts is the Police" in off.answer

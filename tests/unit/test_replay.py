@@ -1,0 +1,58 @@
+"""`vericite bench replay`: recorded LLM replies through the stage rules again (bench/replay.py).
+
+The same subject in other tiers: tests/integration/test_replay.py.
+"""
+from __future__ import annotations
+
+from dataclasses import asdict
+
+from vericite.bench.replay import Replayer
+from vericite.engine.config.settings import parse_assignments
+from vericite.engine.pipeline import Settings, VeriCite
+from vericite.engine.prompts import PromptSet
+from vericite.engine.records import Document
+
+from tests.fakes import ScriptedLLM, WordChecker
+
+
+DOCS = [Document("Lakers", "The Lakers won the finals six times in the 1960s and 16 times in all."),
+        Document("Celtics", "The Celtics won the finals 17 times.")]
+Q = "How many times have the Lakers won the finals?"
+REPLIES = {"answer": "According to Document [1][2]! The Lakers won the finals 16 times [1].", "gate": "Yes",
+           "extract:1": "The Lakers won the finals six times in the 1960s.", "extract:2": "The Celtics won the finals 17 times.",
+           "claim": "The Lakers won the finals six times.", "refine": "The Lakers won the finals 16 times [1]."}
+
+
+def recorded(checker, **settings) -> dict:
+    """A `vericite run` row answered by the scripted LLM."""
+    pipe = VeriCite(ScriptedLLM(REPLIES), checker, prompts=PromptSet.load("paper-en"), settings=Settings(**settings))
+    res = pipe.answer(Q, DOCS)
+    trace = res.to_json()
+    trace.pop("documents")
+    return {"id": "t0", "index": 0, "dataset": "toy", "method": "vericite", "question": Q, "output": res.answer,
+            "docs": [asdict(d) for d in DOCS], "gold": {}, "seconds": 1.0, "warnings": res.warnings, "trace": trace}
+
+
+def test_replay_with_the_recorded_settings_gives_the_recorded_answer_without_the_llm():
+    row = recorded(WordChecker(), claim_words=5, backbone_facts=0, claim_guard=False)
+    new = Replayer(checker=WordChecker()).replay(row, "again")  # recorded settings, no override
+    assert new["output"] == row["output"] == "The Lakers won the finals 16 times [1]."
+    assert new["replay"] == {"from": "vericite", "overrides": {}, "missing": [], "live": [], "stale_refine": False,
+                            "same_output": True}
+    assert new["method"] == "again" and new["trace"]["stages"][1]["statements"] == row["trace"]["stages"][1]["statements"]
+
+
+def test_an_override_changes_what_a_rule_decides_and_says_when_stage_3_is_stale():
+    row = recorded(WordChecker(), claim_words=5, backbone_facts=0, claim_guard=False)
+    facts = Replayer(checker=WordChecker(), overrides={"backbone_facts": 2}).replay(row, "facts")
+    assert facts["output"] == ("The Lakers won the finals 16 times [1]. The Lakers won the finals six times in the "
+                               "1960s [1]. The Celtics won the finals 17 times [2].")
+    assert not facts["replay"]["same_output"] and not facts["replay"]["stale_refine"]
+    # the guard drops the rewrite of "According to Document!" that stage 1 kept: stage 3's input changed
+    guard = Replayer(checker=WordChecker(), overrides={"claim_guard": True}).replay(row, "guard")
+    assert guard["replay"]["stale_refine"] and guard["replay"]["missing"] == []
+
+
+def test_set_values_are_read_as_json_else_text():
+    assert parse_assignments(["backbone_facts=0", "add_nothing=false", "strictness=lenient", "threshold=0.5"]) == \
+        {"backbone_facts": 0, "add_nothing": False, "strictness": "lenient", "threshold": 0.5}

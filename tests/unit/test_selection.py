@@ -1,0 +1,206 @@
+"""Stage 3's answer step (engine/selection.py): the reply read, the answer's sentences composed, and
+the pipeline with a scripted LLM and the word-containment checker."""
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+
+import pytest
+
+from vericite.engine import records as R
+from vericite.engine import selection as SEL
+from vericite.engine.pipeline import Settings, VeriCite
+from vericite.engine.prompts import PromptSet
+from vericite.engine.records import Statement
+
+from tests.fakes import ScriptedLLM, WordChecker
+from tests.unit.test_pipeline_rules import DOCS, Q
+
+
+def fact(text: str, cites=(1,)) -> Statement:
+    return Statement(R.EVIDENCE, text, tuple(cites), R.KEPT, 1.0, text)
+
+
+VERIFIED = [
+    fact("Neil Peart was the drummer of the rock band Rush.", (1,)),
+    fact("Keith Moon was an English drummer of the rock band The Who.", (3,)),
+    fact("Counterparts is a song by the Canadian rock band Rush, released in 1993.", (2,)),
+    fact("Peart was inducted into the Modern Drummer Hall of Fame in 1983.", (1,)),
+]
+
+
+def test_the_reply_is_read_with_or_without_its_grammar():
+    assert SEL.parse_selection("Answer: Rush\nSentences: S3, S1", 4) == SEL.Selection("Rush", (2, 0))
+    assert SEL.parse_selection("answer: Rush.\nsentences: S3,S3, S9, s2", 4) == SEL.Selection("Rush.", (2, 1))
+    assert SEL.parse_selection("**Ответ:** 2001\nПредложения: S2", 3) == SEL.Selection("2001", (1,))
+    assert SEL.parse_selection("Rush released it [2].", 4) is None  # no answer line: the merge runs instead
+    assert SEL.parse_selection("Answer: Rush\nSentences: " + ", ".join(f"S{k}" for k in range(1, 9)), 9).picks == (0, 1, 2)
+
+
+def test_the_grammar_allows_only_existing_labels_longest_first():
+    g = SEL.select_grammar(11, max_picks=3)
+    assert 'root ::= "Sentences: " pick (", " pick){0,2} "\\nAnswer: " short' in g
+    assert g.index('"S11"') < g.index('"S1"') and '"S12"' not in g
+    with pytest.raises(ValueError):
+        SEL.select_grammar(0)
+
+
+def test_names_is_tolerant_of_case_articles_and_inflection():
+    assert SEL.names("Rush", "Neil Peart was the drummer of the rock band Rush.")
+    assert SEL.names("the Who", "Keith Moon was a drummer of The Who.")
+    assert SEL.names("1983", "inducted in 1983")
+    assert not SEL.names("Rush", "Keith Moon was a drummer of The Who.")
+    assert not SEL.names("the", "the band")
+    assert SEL.names("Яндекс Маркет", "Категория Яндекс Маркета появилась в 2001 году.", "ru")
+    # a long answer needs two thirds of its words
+    assert SEL.names("the Modern Drummer Hall of Fame", "the Modern Drummer Hall of Fame in 1983")
+    assert not SEL.names("Modern Drummer Hall of Fame", "a Hall of legends")
+
+
+def test_the_sentence_that_names_the_answer_goes_first_and_repeats_are_left_out():
+    picked = SEL.compose(SEL.Selection("Rush", (3, 2, 0)), VERIFIED, Q)
+    assert [s.text for s in picked.sentences] == [VERIFIED[2].text, VERIFIED[0].text, VERIFIED[3].text]
+    assert picked.caveat is None and "'Rush' from S4, S3, S1 of 4 verified" in picked.notes[0]
+    again = SEL.compose(SEL.Selection("Rush", (0, 4)), VERIFIED + [fact("Neil Peart was the drummer of Rush.", (2,))], Q)
+    assert again.sentences == (VERIFIED[0],) and "1 picked sentence(s) repeat an earlier one" in again.notes[-1]
+
+
+def test_a_sentence_the_others_repeat_is_left_out_after_ordering():
+    short = fact("Valuair was acquired by Jetstar Asia Airways.")
+    long = fact("Valuair was acquired by Jetstar Asia Airways, a low-cost airline based in Singapore.")
+    picked = SEL.compose(SEL.Selection("Singapore", (0, 1)), [short, long], "Where is the airline that acquired Valuair based?")
+    assert picked.sentences == (long,) and "left out 1 sentence(s) the others repeat" in picked.notes[-1]
+
+
+def test_an_answer_no_pick_names_brings_the_sentence_that_does():
+    picked = SEL.compose(SEL.Selection("Rush", (3,)), VERIFIED, Q)
+    assert picked.sentences == (VERIFIED[0], VERIFIED[3])  # the Rush sentence that links to the pick (Peart)
+    assert picked.caveat is None and "no picked sentence names 'Rush'" in picked.notes[1]
+
+
+def test_picks_that_share_no_name_with_the_answer_sentences_are_left_out():
+    picked = SEL.compose(SEL.Selection("Rush", (2, 1, 3)), VERIFIED, Q)
+    assert picked.sentences == (VERIFIED[2],)  # Moon and Peart: no name the Counterparts sentence has
+    assert "left out 2 picked sentence(s) sharing no name" in picked.notes[-1]
+    assert SEL.links(VERIFIED[3].text, VERIFIED[0].text, Q)  # "Peart" links the Hall of Fame fact to the answer
+    assert not SEL.links(VERIFIED[3].text, VERIFIED[0].text, "When was Peart, a drummer, inducted?")  # the question's own name
+
+
+def test_an_answer_no_sentence_names_is_not_shown_as_found():
+    picked = SEL.compose(SEL.Selection("Toto", (3,)), VERIFIED, Q)
+    assert picked.sentences == (VERIFIED[3],) and picked.caveat.code == SEL.ANSWER_UNSUPPORTED
+    assert "'Toto' is in no verified sentence" in picked.caveat.text
+
+
+def test_unknown_shows_the_picks_or_the_closest_sentences_with_a_caveat():
+    picked = SEL.compose(SEL.Selection("unknown", ()), VERIFIED, Q)
+    assert 1 <= len(picked.sentences) <= SEL.CLOSEST and picked.caveat.code == SEL.ANSWER_UNKNOWN
+    assert SEL.compose(SEL.Selection("Unknown.", (1,)), VERIFIED, Q).sentences == (VERIFIED[1],)
+    yes = SEL.compose(SEL.Selection("Yes", (0, 2)), VERIFIED, "Was Counterparts released by Rush?")
+    assert yes.sentences == (VERIFIED[0], VERIFIED[2]) and yes.caveat is None
+
+
+REPLIES = {
+    "answer": "Rush released Counterparts [2]. Keith Moon drummed for The Who [3].",
+    "gate": "Yes",
+    "extract:1": "Neil Peart was the drummer of the rock band Rush.\nPeart was inducted into the Modern Drummer Hall of Fame in 1983.",
+    "extract:2": "Counterparts is a song by the Canadian rock band Rush.",
+    "extract:3": "Keith Moon was an English drummer.",
+    "refine": "Rush is the band [1][2]. Keith Moon was an English drummer [3].",
+}
+
+
+class PickingLLM(ScriptedLLM):
+    """A scripted LLM whose select reply names sentences by their opening words: "Answer: Rush\n
+    Sentences: {Counterparts}, {Neil}" becomes the labels those sentences have in the prompt."""
+
+    def chat(self, messages, *, max_tokens, purpose, grammar=None):
+        call = super().chat(messages, max_tokens=max_tokens, purpose=purpose, grammar=grammar)
+        if purpose != "select":
+            return call
+        labels = dict(re.findall(r"^(S\d+): (\S+)", messages[-1]["content"], re.M))
+        by_word = {w: lab for lab, w in labels.items()}
+        return replace(call, text=re.sub(r"\{(\S+?)\}", lambda m: by_word[m.group(1)], call.text))
+
+
+def answer(replies, **settings):
+    llm = PickingLLM(replies)
+    pipe = VeriCite(llm, WordChecker(), prompts=PromptSet.load("facts-en-kv"), settings=Settings(claim_words=0, **settings))
+    return llm, pipe.answer(Q, DOCS)
+
+
+def test_the_answer_is_the_picked_verified_sentences_and_nothing_is_put_back():
+    llm, res = answer({**REPLIES, "select": "Answer: Rush\nSentences: {Peart}, {Counterparts}, {Keith}"})
+    assert [p for p, *_ in llm.calls][-1] == "select" and "refine" not in [p for p, *_ in llm.calls]
+    assert res.answer == "Counterparts is a song by the Canadian rock band Rush [2]."  # S2, S4: no link to it
+    llm, res = answer({**REPLIES, "select": "Answer: Rush\nSentences: {Peart}, {Counterparts}, {Neil}"})
+    assert res.answer == ("Counterparts is a song by the Canadian rock band Rush [2]. Neil Peart was the drummer of "
+                          "the rock band Rush [1]. Peart was inducted into the Modern Drummer Hall of Fame in 1983 [1].")
+    assert all(s.verdict == R.SUPPORTED for s in res.final) and "Moon" not in res.answer
+    prompt = llm.calls[-1][1][-1]["content"]
+    assert re.search(r"^S\d: Counterparts is a song by the Canadian rock band Rush\.$", prompt, re.M) and "[2]" not in prompt
+    assert "First answer (not checked): Rush released Counterparts. Keith Moon drummed for The Who." in prompt
+    assert llm.calls[-1][2].startswith('root ::= "Sentences: "')
+    assert not any("backbone" in n for n in res.stages[2].notes) and res.warnings == []
+
+
+def test_an_unreadable_reply_or_refine_merge_runs_the_authors_merge():
+    for replies, settings in (({**REPLIES, "select": "Rush [1]."}, {}), (dict(REPLIES), {"refine": "merge"})):
+        llm, res = answer(replies, **settings)
+        purposes = [p for p, *_ in llm.calls]
+        assert "refine" in purposes and res.answer.startswith("Rush is the band [2].")
+        assert ("select" in purposes) == (settings == {})
+
+
+def test_an_unsupported_short_answer_is_said_in_a_warning():
+    _, res = answer({**REPLIES, "select": "Answer: Toto\nSentences: {Peart}"})
+    assert res.answer == "Peart was inducted into the Modern Drummer Hall of Fame in 1983 [1]."
+    assert any("'Toto' is in no verified sentence" in w for w in res.warnings)
+
+
+def test_an_opening_pronoun_becomes_the_cited_documents_title():
+    it = fact("It has 703 rooms and suites.", (2,))
+    titles = ["Playboy Club", "Palms Casino Resort (Las Vegas)"]
+    assert SEL.resolve_pronoun(it, titles).text == "Palms Casino Resort has 703 rooms and suites."
+    assert SEL.resolve_pronoun(fact("His band was Rush.", (1,)), ["Neil Peart"]).text == "Neil Peart's band was Rush."
+    for unchanged in (fact("It has 703 rooms.", (1, 2)), fact("Italy has 703 rooms.", (2,)), fact("It has rooms.", (3,))):
+        assert SEL.resolve_pronoun(unchanged, titles) is unchanged
+    picked = SEL.compose(SEL.Selection("703", (0,)), [fact("It has 703 rooms and suites.", (2,))], "How many rooms?",
+                         titles=titles)
+    assert picked.sentences[0].text == "Palms Casino Resort has 703 rooms and suites." and "resolved" in picked.notes[-1]
+
+
+def test_when_no_pick_passes_the_answer_is_a_few_verified_sentences_not_all():
+    from vericite.engine import draft as D
+
+    from tests.unit.test_stage3_rules import fake_facts
+
+    verified = [fact(f"Peart drummed for Rush in show {k}.") for k in range(6)]
+    f = fake_facts(bad_words=("Moon",), verified=verified, add_nothing=False)
+    for picked, n in ((True, D.PICKED_FALLBACK), (False, 6)):
+        d = D.strict(D.final_check(D.Draft.of("Moon drummed for Rush [1].", picked=picked), f), f)
+        assert len(d.sentences) == n and [w.code for w in d.warnings] == [D.FINAL_NONE_PASSED]
+
+
+def test_the_prompt_lists_the_sentences_most_relevant_first():
+    out = SEL.ranked(VERIFIED, "Who was the drummer of Rush?", "Neil Peart was the drummer of Rush.")
+    assert out[0] == VERIFIED[0] and sorted(map(id, out)) == sorted(map(id, VERIFIED))
+    assert SEL.ranked(VERIFIED[:1], "q") == VERIFIED[:1]
+
+
+def test_a_question_of_two_parts_keeps_the_pick_that_answers_the_second():
+    launched = fact("Yandex Market was launched in 2000.", (1,))
+    sells = fact("It sells electronics, clothes and books.", (2,))
+    for q, kept in (("When was Yandex Market launched and which categories does it sell?", True),
+                    ("When was Yandex Market launched?", False)):
+        assert SEL.several_parts(q) == kept
+        picked = SEL.compose(SEL.Selection("2000", (0, 1)), [launched, sells], q)
+        assert (sells in picked.sentences) == kept
+    assert SEL.several_parts("Когда запустили Яндекс Маркет и какие категории там есть?")
+    assert not SEL.several_parts("Which band released Counterparts and had a drummer who was inducted?")
+
+
+def test_a_title_that_is_not_a_name_is_not_put_for_a_pronoun():
+    it = fact("It has 703 rooms and suites.", (1,))
+    assert SEL.resolve_pronoun(it, ["Press release 2021"]) is it
+    assert SEL.resolve_pronoun(it, ["Charles Carroll of Carrollton"]).text.startswith("Charles Carroll of Carrollton has")

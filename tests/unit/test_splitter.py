@@ -1,0 +1,88 @@
+from vericite.engine.text.splitter import split_statements
+
+
+def test_one_statement_per_sentence():
+    text = "Rush is a Canadian rock band [1]. Neil Peart was its drummer [2]. He was inducted in 1983 [2]."
+    assert split_statements(text) == [
+        "Rush is a Canadian rock band [1].", "Neil Peart was its drummer [2].", "He was inducted in 1983 [2]."]
+
+
+def test_citation_after_period_moves_back():
+    out = split_statements("Rush is a band. [1] Peart was its drummer. [2][3]")
+    assert len(out) == 2
+    assert out[0].endswith("[1]") and out[0].startswith("Rush")
+    assert out[1].endswith("[2][3]")
+
+
+def test_abbreviations_and_bullets():
+    out = split_statements("- Dr. Smith lives in the U.S. today [1].\n\n* He works at St. Mary's [2].")
+    assert out == ["Dr. Smith lives in the U.S. today [1].", "He works at St. Mary's [2]."]
+
+
+def test_russian():
+    out = split_statements("Яндекс Маркет запущен в 2000 году [1]. На Маркете представлена электроника [2].", "ru")
+    assert len(out) == 2
+
+
+def test_empty():
+    assert split_statements("") == []
+    assert split_statements("\n \n") == []
+
+
+def test_unknown_language_is_a_clear_error():
+    import pytest
+
+    from vericite.engine.errors import ConfigError
+
+    with pytest.raises(ConfigError, match="unknown language 'xx'"):
+        split_statements("A sentence.", "xx")
+
+
+def test_marks_that_start_a_reported_claim_belong_to_it():
+    text = ("Yes, both Alvin Lee and Chad Gray were lead vocalists. [1] states that Alvin Lee sang for Ten Years "
+            "After. [3] also mentions that Chad Gray sang for Mudvayne. Rush formed in 1968. [2] It toured.")
+    assert split_statements(text) == [
+        "Yes, both Alvin Lee and Chad Gray were lead vocalists.",   # no mark of its own: dropped as uncited later
+        "Alvin Lee sang for Ten Years After [1].",
+        "Chad Gray sang for Mudvayne [3].",
+        "Rush formed in 1968. [2]",                                 # a mark before a new sentence still closes this one
+        "It toured.",
+    ]
+
+
+def test_threads_splitting_at_once_get_their_own_sentences():
+    """pysbd keeps the text on its Segmenter: one shared by two threads (the checker's batcher
+    splitting premises while the pipeline splits claims) mixed their sentences."""
+    import threading
+
+    from vericite.engine.text.splitter import split_sentences
+
+    texts = [" ".join(f"Sentence {k} of text {t} is here." for k in range(6)) for t in range(2)]
+    expected = [split_sentences(t) for t in texts]
+    wrong = []
+
+    def work(t: int) -> None:
+        for _ in range(400):
+            if split_sentences(texts[t]) != expected[t]:
+                wrong.append(t)
+
+    threads = [threading.Thread(target=work, args=(t,)) for t in range(2)]
+    for th in threads:
+        th.start()
+    for th in threads:
+        th.join()
+    assert not wrong
+
+
+def test_a_long_line_is_cut_into_bounded_pieces_at_sentence_ends():
+    """pysbd's time grows with the square of a line's length: a long line is cut first, at sentence ends."""
+    from vericite.engine.text.splitter import MAX_LINE, _bounded, split_sentences
+
+    sentences = [f"Sentence {k} says the band Rush had a drummer." for k in range(1000)]
+    line = " ".join(sentences)
+    pieces = _bounded(line)
+    assert len(pieces) > 1 and all(len(p) <= MAX_LINE for p in pieces) and "".join(pieces) == line
+    assert all(p.rstrip().endswith(".") for p in pieces[:-1])  # cut after a full stop
+    assert split_sentences(line) == sentences
+    words = _bounded("word " * 3000)  # no sentence end: cut at spaces
+    assert all(len(p) <= MAX_LINE and not p.startswith(" ") for p in words) and "".join(words) == "word " * 3000

@@ -1,0 +1,148 @@
+"""Content-word rules (issue 13): a claim rewrite may not invent, stage 3 adds nothing, and the
+verified facts the refinement dropped come back. Scripted LLM and the word-containment checker."""
+from __future__ import annotations
+
+import pytest
+
+from vericite.engine import records as R
+from vericite.engine.text.content import adds, answer_words, content_free, invented, stems
+from vericite.engine.pipeline import Settings, VeriCite
+from vericite.engine.prompts import PromptSet
+from vericite.engine.records import Document
+
+from tests.fakes import ScriptedLLM, WordChecker
+
+LAKERS = [Document("Lakers", "The Lakers won the finals six times in the 1960s and 16 times in all."),
+          Document("Celtics", "The Celtics won the finals 17 times.")]
+Q_LAKERS = "How many times have the Lakers won the finals?"
+
+
+@pytest.fixture
+def checker():
+    return WordChecker()
+
+
+def answer(checker, replies, docs=LAKERS, question=Q_LAKERS, **settings):
+    llm = ScriptedLLM(replies)
+    res = VeriCite(llm, checker, prompts=PromptSet.load("paper-en"), settings=Settings(**settings)).answer(question, docs)
+    return llm, res
+
+
+def test_content_words_are_stems_and_numbers_beyond_the_question():
+    assert answer_words("The Lakers have won the NBA Finals 6 times.", Q_LAKERS) == {"6"}
+    assert answer_words("Згідно", "") == {"згідно"}  # no stemmer for the language: the word itself
+    assert stems("Яндекс Маркет запущен в 2000 году", "ru") >= {"яндекс", "маркет", "запущ"}
+    assert invented("The Lakers have won the finals 6 times.", "According to Document", Q_LAKERS) == {"6"}
+    assert invented("The Lakers won the finals 16 times.", "16 times", Q_LAKERS) == frozenset()
+    assert invented("Keith Moon was the drummer of Rush.", "Neil Peart", "Who was the drummer of Rush?") == {"keith", "moon"}
+
+
+@pytest.mark.parametrize("text,free", [("According to Document [4][1][2]!", True), ("[2] a", True), ("and.", True),
+                                       ("Yes [1].", False), ("1939 [1]", False), ("Berea College [2]", False)])
+def test_content_free_fragments(text, free):
+    assert content_free(text) is free
+
+
+def test_adds_new_words_or_prompt_talk():
+    src = "The Lakers won the finals 16 times."
+    assert adds("The Lakers won the finals 16 times [1].", src, Q_LAKERS) is None
+    assert adds("The Lakers won the finals 12 times in Boston.", src, Q_LAKERS) == "new words"
+    assert adds("Based on the provided answer statements, the Lakers won the finals as follows.", src, Q_LAKERS) == "no answer"
+    assert adds("The Lakers won the finals.", src, Q_LAKERS) is None  # restates the question: not this rule's business
+
+
+def test_a_content_free_fragment_is_not_sent_to_the_rewrite_and_an_inventing_rewrite_is_refused(checker):
+    replies = {"answer": "According to Document [1][2]! The Lakers won the finals 16 times [1].", "gate": "No",
+               "claim": "The Lakers won the finals six times.", "refine": "The Lakers won the finals 16 times [1]."}
+    llm, res = answer(checker, replies, claim_words=5)
+    assert not [c for c in llm.calls if c[0].startswith("claim")]  # "According to Document!" has nothing to rewrite
+    assert [s.verdict for s in res.stages[0].statements] == [R.DROPPED_FRAGMENT, R.KEPT]
+    # without the guard the rewrite answers from memory and document 1 "entails" it
+    llm, off = answer(checker, replies, claim_words=5, claim_guard=False)
+    assert [c[0] for c in llm.calls if c[0].startswith("claim")] == ["claim:answer"]
+    assert [(s.verdict, s.rewritten) for s in off.stages[0].statements] == [(R.KEPT, True), (R.KEPT, False)]
+    # a fragment with content is rewritten; a rewrite inventing a number it lacks is refused, with a note
+    replies = dict(replies, answer="Six times [1].", claim="The Lakers have won the finals 17 times.")
+    llm, res = answer(checker, replies, claim_words=5, fallback_quotes=0)
+    s = res.stages[0].statements[0]
+    assert (s.verdict, s.text) == (R.DROPPED_FRAGMENT, "Six times.")
+    assert any("claim rewrite refused" in n and "['17']" in n for n in res.stages[0].notes)
+
+
+class EntailsAll(WordChecker):
+    """Entails every hypothesis: what a weak checker does with prompt talk."""
+
+    @staticmethod
+    def score(premise, hypothesis):
+        return 1.0
+
+
+def test_a_refined_sentence_that_talks_about_the_prompt_fails_and_the_verified_sentences_answer():
+    replies = {"answer": "The Lakers won the finals 16 times [1].", "gate": "No",
+               "refine": "Based on the provided answer statements, the Lakers won the finals as follows [1]."}
+    _, res = answer(EntailsAll(), replies, backbone=False)
+    assert res.answer == "The Lakers won the finals 16 times [1]."
+    assert any(n.startswith("add nothing:") and "no answer" in n for n in res.stages[2].notes)
+    _, off = answer(EntailsAll(), replies, backbone=False, add_nothing=False)
+    assert off.answer == replies["refine"]
+
+
+def test_a_refined_sentence_with_words_no_verified_sentence_has_fails(checker):
+    # document 2 entails the merged sentence, but no verified sentence says it: stage 3 added it
+    replies = {"answer": "The Lakers won the finals 16 times [1].", "gate": "No",
+               "refine": "The Celtics won the finals 17 times [2]."}
+    _, res = answer(checker, replies, backbone=False)
+    assert [(s.verdict, s.text) for s in res.stages[2].statements] == [(R.UNSUPPORTED, "The Celtics won the finals 17 times.")]
+    assert res.answer == "The Lakers won the finals 16 times [1]."
+    _, off = answer(checker, replies, backbone=False, add_nothing=False)
+    assert off.answer == "The Celtics won the finals 17 times [2]."
+
+
+def test_backbone_facts_put_back_the_most_relevant_dropped_facts_without_repeats(checker):
+    docs = LAKERS + [Document("Arena", "The arena was built in 1999 in Los Angeles.")]
+    replies = {"answer": "The Lakers won the finals 16 times [1].", "gate": "Yes",
+               "extract:1": "The Lakers won the finals six times in the 1960s. The Lakers won the finals 16 times in all.",
+               "extract:2": "The Celtics won the finals 17 times.",
+               "extract:3": "The arena was built in 1999.",
+               "refine": "The Lakers won the finals 16 times [1]."}
+    _, res = answer(checker, replies, docs=docs, backbone_facts=3)
+    # "16 times in all" is carried by the answer; the arena shares no word with the question
+    assert res.answer == ("The Lakers won the finals 16 times [1]. The Lakers won the finals six times in the 1960s [1]. "
+                          "The Celtics won the finals 17 times [2].")
+    assert [s.verdict for s in res.final] == [R.SUPPORTED] * 3
+    assert any(n.startswith("backbone: put back 2 verified stage-2 fact(s)") for n in res.stages[2].notes)
+    _, one = answer(checker, replies, docs=docs, backbone_facts=1)
+    assert one.answer == "The Lakers won the finals 16 times [1]. The Lakers won the finals six times in the 1960s [1]."
+    _, none = answer(checker, replies, docs=docs, backbone_facts=0)
+    assert none.answer == "The Lakers won the finals 16 times [1]."
+
+
+class TwoAnswers(ScriptedLLM):
+    """Stage 1's calls get ``answers`` in turn; everything else as ScriptedLLM."""
+
+    def __init__(self, replies, answers):
+        super().__init__(replies)
+        self.answers = list(answers)
+
+    def chat(self, messages, *, max_tokens, purpose, grammar=None):
+        if purpose == "answer" and self.answers:
+            self.replies = dict(self.replies, answer=self.answers.pop(0))
+        return super().chat(messages, max_tokens=max_tokens, purpose=purpose, grammar=grammar)
+
+
+def test_a_stage_1_that_says_nothing_under_the_grammar_is_asked_again_with_inline_citations(checker):
+    replies = {"gate": "No", "refine": "The Lakers won the finals 16 times [1]."}
+    answers = ["According to Document [1][2]!", "According to Document [1], the Lakers won the finals 16 times [1]."]
+    llm = TwoAnswers(replies, answers)
+    pipe = VeriCite(llm, checker, prompts=PromptSet.load("paper-en"), settings=Settings(citation_grammar=True))
+    res = pipe.answer(Q_LAKERS, LAKERS)
+    grammars = [g for p, _, g in llm.calls if p == "answer"]
+    assert len(grammars) == 2 and "[,:;]" not in grammars[0] and "[,:;]" in grammars[1]  # the retry allows inline marks
+    assert [s.text for s in res.stages[0].statements] == ["According to Document, the Lakers won the finals 16 times."]
+    assert any(n.startswith("stage 1 said nothing ('According to Document [1][2]!')") for n in res.stages[0].notes)
+    # off, or a first answer with content: one call
+    for settings, first in [({"answer_retry": False}, answers[0]), ({}, "The Lakers won the finals 16 times [1].")]:
+        llm = TwoAnswers(replies, [first, answers[1]])
+        VeriCite(llm, checker, prompts=PromptSet.load("paper-en"),
+                 settings=Settings(citation_grammar=True, **settings)).answer(Q_LAKERS, LAKERS)
+        assert [p for p, _, _ in llm.calls].count("answer") == 1

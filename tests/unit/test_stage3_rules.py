@@ -1,0 +1,231 @@
+"""Stage 3's rule chain (engine/draft.py) on fakes, and the one orchestration: the service's stream
+is built from the same run as ``VeriCite.answer`` (hooks), multihop included."""
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+
+import numpy as np
+import pytest
+
+from vericite.engine import draft as D
+from vericite.engine import records as R
+from vericite.engine.pipeline import Hooks, Settings, VeriCite
+from vericite.engine.prompts import PromptSet
+from vericite.engine.records import Document, Statement
+from vericite.engine.service.runner import Runner
+
+from tests.fakes import ScriptedLLM, WordChecker
+from tests.unit.test_pipeline_rules import DOCS, Q
+
+
+def sentence(text: str, cites=(1,), verdict=R.SUPPORTED, stage=R.REFINE, raw=None) -> Statement:
+    return Statement(stage, text, tuple(cites), verdict, 1.0 if verdict == R.SUPPORTED else 0.0,
+                     raw or D.with_citations(Statement(stage, text, tuple(cites), verdict)))
+
+
+def fake_facts(bad_words=(), verified=(), statements=(), **settings) -> D.Facts:
+    """Facts whose final check splits after each full stop and fails a sentence holding any of ``bad_words``."""
+
+    def check(text: str):
+        parts = [p for p in re.split(r"(?<=\.)\s+", text) if p]
+        out = tuple(Statement(R.REFINE, p, (1,), R.UNSUPPORTED if any(w in p for w in bad_words) else R.SUPPORTED,
+                              0.5, p) for p in parts)
+        return D.Block(text, out, tuple(s.raw for s in out)), [f"checked {len(out)}"]
+
+    return D.Facts(question="Who drummed for Rush?", lang="en", documents=DOCS, verified=list(verified),
+                   statements=list(statements), settings=Settings(**settings), check=check,
+                   scores=lambda pairs: np.array([0.5] * len(pairs), dtype=np.float32))
+
+
+def test_a_whole_block_reads_as_written_until_a_rule_removes_a_sentence():
+    f = fake_facts(bad_words=("Moon",), add_nothing=False, backbone=False, backbone_facts=0)
+    d = D.final_check(D.Draft.of("Peart drummed for Rush [1]. Moon drummed for Rush [3].\nRush is Canadian [2]."), f)
+    assert d.text().count("\n") == 1 and [s.verdict for s in d.sentences].count(R.UNSUPPORTED) == 1
+    assert d.checked == tuple(d.sentences) and d.notes == ("checked 3",)
+    kept = D.strict(d, f)
+    assert kept.text() == "Peart drummed for Rush [1]. Rush is Canadian [2]."  # joined once a sentence went
+    assert [w.code for w in kept.warnings] == [D.FINAL_REMOVED]
+    assert len(kept.checked) == 3  # the record keeps the failing sentence with its verdict
+    reported = D.strict(d, replace(f, settings=Settings(drop_unsupported=False)))
+    assert reported.text() == d.text() and [w.code for w in reported.warnings] == [D.FINAL_FAILED]
+
+
+def test_a_checked_form_replaces_the_written_sentence_in_place():
+    raw = "Berea College [1]."
+    checked = Statement(R.REFINE, "Berea College is the answer.", (1,), R.SUPPORTED, 0.9, "Berea College is the answer [1].",
+                        rewritten=True)
+    block = D.Block("Intro [2].\n" + raw, (sentence("Intro.", (2,)), checked), ("Intro [2].", raw))
+    assert block.render() == "Intro [2].\nBerea College is the answer [1]."
+
+
+def test_strict_falls_back_to_the_verified_sentences_and_drops_those_that_fail_again():
+    verified = [sentence("Peart was the drummer of Rush.", stage=R.EVIDENCE),
+                sentence("Moon was the drummer of Rush.", (3,), stage=R.EVIDENCE)]
+    f = fake_facts(bad_words=("Moon", "Copeland"), verified=verified)
+    d = D.strict(D.final_check(D.Draft.of("Copeland drummed for Rush [1]."), f), f)
+    assert d.text() == "Peart was the drummer of Rush [1]."
+    assert [w.code for w in d.warnings] == [D.FINAL_NONE_PASSED]
+    assert any("no final sentence passed" in n for n in d.notes) and any("failed as final" in n for n in d.notes)
+    # nothing at all passes: empty, and the reason is a field, not a search of warning texts
+    f = fake_facts(bad_words=("Peart", "Moon", "Copeland"), verified=verified)
+    d = D.strict(D.final_check(D.Draft.of("Copeland drummed for Rush [1]."), f), f)
+    assert d.text() == "" and "no final sentence passed" in d.empty_reason()
+
+
+def test_add_nothing_fails_a_sentence_with_new_words():
+    verified = [sentence("Neil Peart was the drummer of Rush.", stage=R.EVIDENCE)]
+    f = fake_facts(verified=verified)
+    d = D.add_nothing(D.final_check(D.Draft.of("Neil Peart was the drummer of Rush [1]. "
+                                                "Peart also invented the drum machine in Toronto [1]."), f), f)
+    assert [s.verdict for s in d.sentences] == [R.SUPPORTED, R.UNSUPPORTED]
+    assert [s.verdict for s in d.checked] == [R.SUPPORTED, R.UNSUPPORTED]  # the record shows the verdict too
+    assert any(n.startswith("add nothing:") for n in d.notes)
+    off = replace(f, settings=Settings(add_nothing=False))
+    assert D.add_nothing(D.final_check(D.Draft.of("Peart invented the drum machine [1]."), off), off).sentences[0].verdict \
+        == R.SUPPORTED
+
+
+def test_put_backs_go_before_and_after_and_are_recorded():
+    statement = sentence("Alex Lifeson played guitar in Rush.", stage=R.ANSWER, verdict=R.KEPT)
+    f = fake_facts(statements=[statement], backbone_facts=0)
+    d = D.final_check(D.Draft.of("Neil Peart drummed [1]."), f)
+    d = D.put_back_statements(d, f)
+    assert d.text() == "Alex Lifeson played guitar in Rush [1]. Neil Peart drummed [1]."
+    assert [s.raw for s in d.checked] == ["Alex Lifeson played guitar in Rush [1].", "Neil Peart drummed [1]."]
+    assert any(n.startswith("backbone: put back 1 verified stage-1") for n in d.notes)
+    assert D.put_back_statements(d, f) == d  # carried now: nothing more to put back
+    off = replace(f, settings=Settings(backbone=False))
+    assert D.put_back_statements(D.Draft.of("x."), off) == D.Draft.of("x.")
+
+
+def test_lenient_marks_show_in_the_answer_not_in_the_record():
+    f = fake_facts(strictness="lenient", grade_bands=(1.0, 0.7, 0.3))
+    s = replace(sentence("Rush is a band.", (1, 2), raw="Rush is a band [1, 2]."), grade=2)
+    d = D.Draft((D.Block("Rush is a band [1, 2].", (s,), (s.raw,)),), (s,))
+    marked = D.lenient_marks(d, f)  # each document alone scores 0.5: grade 3, partial
+    assert marked.text() == "Rush is a band [1*, 2*]." and marked.sentences[0].partial == (1, 2)
+    assert marked.checked[0].raw == "Rush is a band [1, 2]."
+    assert D.lenient_marks(d, replace(f, settings=Settings())) == d  # strict: unchanged
+
+
+def test_a_rule_plugs_into_the_chain():
+    def shout(d: D.Draft, f: D.Facts) -> D.Draft:
+        return replace(d, blocks=tuple(b.revise({id(s): replace(s, raw=s.raw.upper()) for s in b.sentences})
+                                       for b in d.blocks)).note("shouted")
+
+    f = fake_facts(backbone=False, backbone_facts=0)
+    d = D.apply(D.Draft.of("Rush is a band [1]."), f, (*D.RULES, shout))
+    assert d.text() == "RUSH IS A BAND [1]." and d.notes[-1] == "shouted"
+    assert D.RULES[0] is D.final_check and D.RULES[2] is D.strict
+
+
+def test_empty_reasons_are_fields():
+    assert D.Draft.of("").warn(D.EMPTY_TOKEN_CAP, "cap").empty_reason() == "cap"
+    assert D.Draft.of("Rush [1].").empty_reason() == ""
+    assert D.Draft.of("").empty_reason() == "the refinement produced no sentence"
+    llm = ScriptedLLM({"answer": "Keith Moon drummed for Rush [3].", "gate": "No", "refine": ""})
+    res = VeriCite(llm, WordChecker(), settings=Settings(claim_words=0, fallback_quotes=0)).answer(Q, DOCS)
+    assert res.answer == "" and res.empty_reason == "no statement survived the NLI checks; the answer is empty"
+
+
+# -- one orchestration: the stream is the answer's own run ---------------------------------------------
+MULTIHOP = {
+    "answer": "Rush released the song Counterparts in 1993 [2]. Keith Moon was the drummer of Rush [3].",
+    "gate:1": "Yes", "gate:2": "Yes", "gate:3": "No",
+    "extract:1": "Neil Peart was the drummer of Rush.",
+    "extract:2": "Counterparts is a song by Rush.",
+    "extract:1+2": "Counterparts is a song by the rock band Rush of Neil Peart.",
+    "refine": "Rush released Counterparts in 1993 [2]. Neil Peart was the drummer of Rush [1].",
+}
+
+
+class Recorder(Hooks):
+    def __init__(self):
+        self.calls = []
+
+    def stage1(self, q, answer):
+        self.calls.append(("stage1", len(answer.checks)))
+
+    def stage2(self, q, evidence):
+        self.calls.append(("stage2", [e.documents for e in evidence.documents]))
+
+    def done(self, result):
+        self.calls.append(("done", result.answer))
+
+
+@pytest.mark.parametrize("parallel_docs", [1, 3])
+def test_the_stream_and_answer_give_the_same_answer_and_per_document_facts(parallel_docs):
+    settings = Settings(claim_words=0, multihop=True, parallel_docs=parallel_docs)
+    pipe = VeriCite(ScriptedLLM(MULTIHOP), WordChecker(), prompts=PromptSet.load("paper-en"), settings=settings)
+    hooks = Recorder()
+    direct = pipe.answer(Q, DOCS, hooks=hooks)
+    assert [c[0] for c in hooks.calls] == ["stage1", "stage2", "done"]
+    assert hooks.calls[1][1] == [(1,), (2,), (3,), (1, 2)] and hooks.calls[2][1] == direct.answer
+
+    events = []
+    streamed = Runner(pipe).run(Q, DOCS, settings, emit=lambda name, data: events.append((name, data)))
+    assert [n for n, _ in events] == ["stage1", "document", "document", "document", "pair", "final", "answer"]
+    assert streamed.answer == direct.answer == events[-1][1]["answer"]
+    facts = {d["number"]: [f["text"] for f in d["facts"]] for n, d in events if n == "document"}
+    # each document shows its own extraction's facts; the joint facts are the pair's, not document 1's
+    assert facts == {1: ["Neil Peart was the drummer of Rush."], 2: ["Counterparts is a song by Rush."], 3: []}
+    pair = next(d for n, d in events if n == "pair")
+    assert pair["documents"] == [1, 2] and [f["text"] for f in pair["facts"]] == [
+        "Counterparts is a song by the rock band Rush of Neil Peart."]
+    trace = [(s.text, s.citations, s.verdict) for s in direct.stages[1].statements]
+    shown = [(f["text"], tuple(f["citations"]), f["verdict"]) for n, d in events if n in ("document", "pair")
+             for f in d["facts"]]
+    assert shown == trace  # the stream's facts and verdicts are the trace's, in the same order
+
+
+def test_with_settings_gives_a_new_pipeline_and_leaves_the_loaded_one():
+    pipe = VeriCite(ScriptedLLM(MULTIHOP), WordChecker(), settings=Settings(claim_words=0))
+    other = pipe.with_settings(schedule="sequential", strictness="lenient", grade_bands=(1.0, 0.7, 0.3))
+    assert other.settings.schedule == "sequential" and pipe.settings.schedule == "overlap"
+    assert other.verifier().lenient and not pipe.verifier().lenient
+    assert other.llm is pipe.llm and other.checker is pipe.checker
+    with pytest.raises(AttributeError):
+        pipe.settings = Settings()  # read-only: derive, don't mutate
+
+
+def test_marks_after_the_stop_move_before_it():
+    f = fake_facts()
+    raws = ["Rush is the band. [4]", "Done! [1, 2*]", "x. [1] [2]", 'He said "yes." [1]', "Already right [3]."]
+    sents = tuple(Statement(R.REFINE, "t", (1,), R.SUPPORTED, 1.0, r) for r in raws)
+    d = D.marks_before_stop(D.Draft((D.Block(" ".join(raws), sents, tuple(raws)),), sents), f)
+    assert [s.raw for s in d.sentences] == ["Rush is the band [4].", "Done [1, 2*]!", "x [1, 2].", 'He said "yes." [1]',
+                                            "Already right [3]."]
+    assert d.text() == 'Rush is the band [4]. Done [1, 2*]! x [1, 2]. He said "yes." [1] Already right [3].'
+    assert d.checked == sents  # the record keeps the sentences as written
+    assert D.RULES.index(D.marks_before_stop) > D.RULES.index(D.lenient_marks)
+
+
+def test_the_fallback_keeps_the_verified_sentences_that_answer_the_question():
+    verified = [sentence("Keith Moon was an English drummer.", (3,), stage=R.EVIDENCE),
+                sentence("Neil Peart drummed for the rock band Rush.", (1,), stage=R.EVIDENCE),
+                sentence("Counterparts is a song by Rush.", (2,), stage=R.EVIDENCE),
+                sentence("Toronto is a city.", (2,), stage=R.EVIDENCE)]
+    f = fake_facts(bad_words=("Copeland",), verified=verified, fallback_sentences=2)
+    d = D.strict(D.final_check(D.Draft.of("Copeland drummed for Rush [1]."), f), f)
+    # the question is "Who drummed for Rush?": one sentence shares both its content stems ("drum", "rush")
+    assert d.text() == "Neil Peart drummed for the rock band Rush [1]."
+    assert "most relevant to the question" in d.warnings[-1].text
+    assert D.relevant("Who drummed for Rush?", verified, 0) == verified  # 0 = every verified sentence
+    assert D.relevant("Where is Lisbon?", verified, 2) == [verified[0]]  # none shares two stems: the best one
+
+
+def test_quotes_name_the_span_that_carries_each_citation():
+    docs = [Document("Neil Peart", "Neil Peart was a Canadian musician. He was the drummer of the rock band Rush. "
+                                   "Peart was inducted into the Modern Drummer Hall of Fame in 1983.")]
+    checker = WordChecker()
+    f = replace(fake_facts(), documents=docs, scores=checker.scores)
+    s = Statement(R.REFINE, "Peart was inducted into the Hall of Fame in 1983.", (1,), R.SUPPORTED, 1.0,
+                  "Peart was inducted into the Hall of Fame in 1983 [1].")
+    failed = Statement(R.REFINE, "Rush is from Toronto.", (1,), R.UNSUPPORTED, 0.0, "Rush is from Toronto [1].")
+    d = D.quotes(D.Draft((D.Block("x", (s, failed), (s.raw, failed.raw)),), (s, failed)), f)
+    (q,) = d.sentences[0].quotes
+    assert (q.document, q.text, q.score) == (1, "Peart was inducted into the Modern Drummer Hall of Fame in 1983.", 1.0)
+    assert docs[0].text[q.start:q.end] == q.text
+    assert d.sentences[1].quotes == ()  # only supported sentences get quotes
+    assert D.quotes(d, replace(f, settings=Settings(quotes=False))) == d
