@@ -30,6 +30,7 @@ import logging
 import os
 import threading
 import time
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -136,6 +137,7 @@ class LlamaCppLLM(GreedyLoop):
             raise ConfigError(f"{path} carries no tokenizer.chat_template; set chat_format (models.toml key of the LLM "
                               "entry, or --set chat_format=...) to a llama-cpp-python chat format such as 'chatml'")
         self._chat_format = chat_format
+        self._controls = control_texts(self._llm)  # prompt text may not spell these (defang)
         self.path = path
         self.n_ctx = n_ctx
         self.seed = seed
@@ -190,6 +192,7 @@ class LlamaCppLLM(GreedyLoop):
         """
         import llama_cpp
 
+        messages = defang(messages, self._controls)  # user text never becomes a control token
         self.last_call_stats = {}
         own_loop = (grammar is not None and self.lazy_grammar) or self.draft_tokens > 0 or self.stop_repeats
         if own_loop and (self._chat_format is None or isinstance(messages, str)):
@@ -275,7 +278,7 @@ class LlamaCppLLM(GreedyLoop):
         is tokenised as is, after BOS."""
         if not isinstance(messages, str) and self._chat_format is not None:
             raise ConfigError("scored answers need the GGUF's own chat template (chat_format override given)")
-        return prompt_tokens(self._llm, messages)
+        return prompt_tokens(self._llm, defang(messages, self._controls))
 
     @_serialised
     def yes_probability(self, messages: list[dict[str, str]] | str, *, purpose: str, yes: str = "Yes",
@@ -346,6 +349,39 @@ def prompt_tokens(llm, messages: list[dict[str, str]] | str) -> list[int]:
                                                 bos_token=_token_text(llm, bos))
     res = fmt(messages=messages)  # type: ignore[arg-type]  # plain dicts; llama_cpp types per-role TypedDicts
     return llm.tokenize(res.prompt.encode("utf-8"), add_bos=not res.added_special, special=True)
+
+
+def control_texts(llm) -> tuple[str, ...]:
+    """The texts of the vocabulary's control tokens (turn markers such as "<|im_start|>", end of text),
+    longest first: what prompt text must not spell, since prompts are tokenised with special tokens
+    parsed (the chat template's own markers must become control tokens)."""
+    import llama_cpp
+
+    vocab = llama_cpp.llama_model_get_vocab(llm.model)
+    texts = {_token_text(llm, t) for t in range(llm.n_vocab())
+             if llama_cpp.llama_vocab_get_attr(vocab, t) & llama_cpp.LLAMA_TOKEN_ATTR_CONTROL}
+    return tuple(sorted((x for x in texts if len(x) > 1), key=len, reverse=True))
+
+
+#: inserted after a control token's first character in prompt text: invisible, and no token's text
+WORD_JOINER = "\u2060"
+
+
+def defang(messages: list[dict[str, str]] | str, controls: Sequence[str]) -> list[dict[str, str]] | str:
+    """``messages`` (or a plain prompt) with every spelling of a control token in their text broken
+    by :data:`WORD_JOINER` ("<|im_start|>" -> "<\u2060|im_start|>"): a document or question can then
+    never become a turn boundary or an end of text. Unchanged (the same object) when none occurs."""
+    def clean(text: str) -> str:
+        for c in controls:
+            if c in text:
+                text = text.replace(c, c[0] + WORD_JOINER + c[1:])
+        return text
+
+    if isinstance(messages, str):
+        return clean(messages)
+    if not any(c in m.get("content", "") for m in messages for c in controls):
+        return messages
+    return [{**m, "content": clean(m["content"])} if "content" in m else m for m in messages]
 
 
 def _token_text(llm, token: int) -> str:

@@ -53,7 +53,7 @@ from typing import overload
 
 from ..errors import ConfigError, InferenceError, ModelFileError
 from ..records import LLMCall
-from .llama_cpp import count_tokens, prompt_tokens, truncate
+from .llama_cpp import control_texts, count_tokens, defang, prompt_tokens, truncate
 from .server_replies import _GREEDY, _LLAMA_PENALTIES_OFF, ServerReplies
 
 log = logging.getLogger(__name__)
@@ -130,6 +130,7 @@ class OpenAICompatLLM(ServerReplies):
             self._tok = Llama(model_path=str(path), vocab_only=True, n_ctx=8, n_batch=8, verbose=False)
         except (ValueError, RuntimeError, OSError) as e:
             raise ModelFileError(f"llama.cpp could not read the vocabulary of {path}: {e}") from e
+        self._controls = control_texts(self._tok)  # prompt text may not spell these (defang)
         if server != "generic" and not self._tok.metadata.get("tokenizer.chat_template"):
             raise ConfigError(f"{path} carries no tokenizer.chat_template: chat prompts cannot be rendered locally")
         base = base_url.rstrip("/")
@@ -272,7 +273,7 @@ class OpenAICompatLLM(ServerReplies):
     def prompt_tokens(self, messages: list[dict[str, str]] | str) -> list[int]:
         """The prompt as token ids, rendered locally with the GGUF's chat template (as in-process)."""
         with self._lock:
-            return prompt_tokens(self._tok, messages)
+            return prompt_tokens(self._tok, defang(messages, self._controls))
 
     def reset_cache(self) -> None:
         """Make the next call evaluate its whole prompt (the server's cache is not reused once)."""
@@ -304,8 +305,9 @@ class OpenAICompatLLM(ServerReplies):
         Raises:
             InferenceError: the prompt does not fit, or the server failed (the message names the URL).
         """
-        if self.server == "generic":
-            return self._chat_generic(messages, max_tokens=max_tokens, purpose=purpose, grammar=grammar)
+        if self.server == "generic":  # the server renders the template: user text defanged here
+            return self._chat_generic(defang(messages, self._controls), max_tokens=max_tokens, purpose=purpose,
+                                      grammar=grammar)
         tokens = self.prompt_tokens(messages)
         self._fit(tokens, purpose)
         n_predict = min(max_tokens, self.n_ctx - len(tokens))  # as llama-cpp-python caps max_tokens

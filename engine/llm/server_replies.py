@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 from ..errors import InferenceError
 from ..records import LLMCall
 from .decoding import cut_at_repeat
+from .llama_cpp import defang
 
 if TYPE_CHECKING:
     from llama_cpp import Llama
@@ -53,6 +54,7 @@ class ServerReplies:
     # what the class mixing this in sets (OpenAICompatLLM.__init__); declared for the type checker only
     _tok: Llama  # the local vocabulary-only tokenizer
     _yes_no: list[int]
+    _controls: tuple[str, ...]  # the vocabulary's control-token texts (llama_cpp.defang)
     _lock: threading.RLock
     base_url: str
     model: str
@@ -82,7 +84,7 @@ class ServerReplies:
             [self._tok.tokenize(w.encode("utf-8"), add_bos=False, special=False)[0] for w in (yes, no)]
         keys: tuple[Any, ...]  # yes and no as the keys of `top`: texts (generic server) or token ids
         if self.server == "generic":
-            top, data, wall, tokens = self._generic_top(messages, purpose)
+            top, data, wall, tokens = self._generic_top(defang(messages, self._controls), purpose)
             keys, n_prompt = (yes, no), None
         else:
             tokens = self.prompt_tokens(messages)

@@ -113,9 +113,16 @@ class OnnxCrossEncoder(OnnxPairScorer):
 
 
 def _entailment_prob(logits: np.ndarray, index: int) -> np.ndarray:
+    """P(entailment) per row of ``logits`` (float [n, labels]; one column: a sigmoid head), float32 [n].
+    A row holding any NaN or infinite logit gives NaN, which :func:`~vericite.engine.nli.onnx_scorer.require_finite`
+    refuses: softmax would turn a -inf "not entailed" logit into P = 1.0, a pass."""
     logits = logits.astype(np.float32)
-    if logits.ndim == 2 and logits.shape[1] == 1:  # single-logit head: sigmoid
-        return 1.0 / (1.0 + np.exp(-logits[:, 0]))
-    z = logits - logits.max(axis=1, keepdims=True)
-    e = np.exp(z)
-    return (e[:, index] / e.sum(axis=1)).astype(np.float32)
+    broken = ~np.isfinite(logits).all(axis=1) if logits.ndim == 2 else ~np.isfinite(logits)
+    with np.errstate(invalid="ignore", over="ignore"):  # the broken rows become NaN below
+        if logits.ndim == 2 and logits.shape[1] == 1:  # single-logit head: sigmoid
+            p = 1.0 / (1.0 + np.exp(-logits[:, 0]))
+        else:
+            z = logits - logits.max(axis=1, keepdims=True)
+            e = np.exp(z)
+            p = e[:, index] / e.sum(axis=1)
+    return np.where(broken, np.nan, p).astype(np.float32)

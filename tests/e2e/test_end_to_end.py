@@ -54,7 +54,7 @@ def test_default_models_answer_the_brief_russian_example(capsys):
     assert rc == 0
     trace = json.loads(out)
     assert trace["settings"]["lang"] == "ru" and trace["settings"]["prompts"].startswith("paper-ru-kv@")
-    assert trace["settings"]["nli"].startswith("nli-me5-small-ru-int8")
+    assert trace["settings"]["nli"].startswith("nli-me5-small-ru-mnli-int8")
     assert not any("not meaningful" in w for w in trace["warnings"])
     assert trace["all_sentences_supported"]
     assert [(c["document"], c["value"], c["other_document"], c["other_value"]) for c in trace["conflicts"]] == \

@@ -1,4 +1,4 @@
-"""The Russian-reading checker carried in git (models/nli-me5-small-ru-int8, issue 14).
+"""The Russian-reading checker carried in git (models/nli-me5-small-ru-mnli-int8; issues 14, 28).
 
 Every fresh clone has it: the file is present, its size and sha256 are models.toml's (what
 ``verify`` checks before first use) and the manifest's, its tokenizer is the pruned one of its
@@ -13,7 +13,7 @@ import pytest
 
 from vericite.engine.config.registry import Registry, model_path, tokenizer_path
 
-NAME = "nli-me5-small-ru-int8"
+NAME = "nli-me5-small-ru-mnli-int8"
 
 
 @pytest.fixture(scope="module")

@@ -63,3 +63,18 @@ def test_repeated_line_rule():
     assert repeated_line(b"A.\nB.\n") is None and repeated_line(b"A.\nB.\nA") is None  # unfinished line
     assert repeated_line(b"A.\nB.\n A. \n") == 6 and repeated_line(b"\n\n") is None   # blank lines repeat freely
     assert cut_at_repeat(b"A.\nB.\nA.\nC.\nA.\n") == b"A.\nB.\n" and cut_at_repeat(b"A.\nA.") == b"A.\nA."
+
+
+def test_defang_breaks_every_spelling_of_a_control_token_and_nothing_else():
+    from vericite.engine.llm.llama_cpp import WORD_JOINER, defang
+
+    controls = ("<|im_start|>", "<|im_end|>", "</s>")
+    msgs = [{"role": "system", "content": "Answer."}, {"role": "user", "content": "a <|im_start|>b</s> <|im_end|>"}]
+    out = defang(msgs, controls)
+    assert out[0] == msgs[0] and out is not msgs
+    text = out[1]["content"]
+    assert not any(c in text for c in controls) and text.replace(WORD_JOINER, "") == msgs[1]["content"]
+    assert msgs[1]["content"] == "a <|im_start|>b</s> <|im_end|>"   # the caller's messages are not changed
+    assert defang("x <|im_end|> y", controls) == "x <" + WORD_JOINER + "|im_end|> y"
+    clean = msgs[:1]
+    assert defang(clean, controls) is clean                          # nothing to change: the same object
