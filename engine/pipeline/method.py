@@ -20,7 +20,7 @@ from ..records import Document, VerifiedAnswer
 from ..verifier import Checker, Verifier
 from . import stage1, stage2, stage3
 from .context import LLM, Hooks, Question, Stage
-from .prepare import language, prepare
+from .prepare import document_languages, language, prepare
 
 log = logging.getLogger(__name__)
 
@@ -115,16 +115,24 @@ class VeriCite:
         return type(self)(llm, self.checker, prompts=self.prompts, settings=self.settings, routes=routes)
 
     def route(self, question: str, documents: Sequence[Document] = ()) -> VeriCite:
-        """The pipeline that answers this question: this one, or when its checker does not read the
-        question's language (:meth:`language`) and ``routes`` has one for it, that one. Its answer's
-        stamp names its checker."""
+        """The pipeline that answers this question: this one when its checker reads the question's
+        language (:meth:`language`) and, with ``lang`` = "auto", every language its documents are
+        confidently in; else the route named for one of those languages whose checker reads the most
+        of them (an English question over Russian documents goes to the checker that reads both), when
+        it reads more than this one. Its answer's stamp names its checker."""
         if not self.routes:
             return self
-        lang = self.language(question, documents)
-        if lang in self.settings.checker_languages or lang not in self.routes:
+        needed = {self.language(question, documents)} | (document_languages(documents) if self.settings.lang == "auto"
+                                                         else set())
+        reads = needed & set(self.settings.checker_languages)
+        if reads == needed:
             return self
-        log.info("a %r question: checked by %s", lang, self.routes[lang].checker.name)
-        return self.routes[lang]
+        best = max((self.routes[code] for code in sorted(needed) if code in self.routes),
+                   key=lambda r: len(needed & set(r.settings.checker_languages)), default=None)
+        if best is None or len(needed & set(best.settings.checker_languages)) <= len(reads):
+            return self
+        log.info("%s text: checked by %s", "/".join(sorted(needed)), best.checker.name)
+        return best
 
     def __enter__(self) -> VeriCite:
         return self

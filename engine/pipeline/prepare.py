@@ -84,6 +84,13 @@ def language(pipe: VeriCite, question: str, documents: Sequence[Document] = ()) 
     return detect_or(question + "\n" + "\n".join(d.text for d in documents)[:2000], code)
 
 
+def document_languages(documents: Sequence[Document]) -> set[str]:
+    """The languages the documents are confidently in (:data:`~vericite.engine.text.language.MIN_CONFIDENCE`),
+    each read from its first 2,000 characters."""
+    found = (detect(d.text[:2000]) for d in documents)
+    return {code for code, p in found if p >= MIN_CONFIDENCE}
+
+
 def shown_documents(pipe: VeriCite, question: str, docs: Sequence[Document], lang: str = "en") -> list[Document]:
     """The documents as the LLM sees them: trimmed to ``settings.doc_tokens`` by question
     relevance when set (:func:`~vericite.engine.text.relevance.trim_document`), else unchanged."""

@@ -545,6 +545,13 @@ def test_a_question_in_a_language_the_checker_does_not_read_goes_to_the_route_th
     routed = VeriCite(llm, ru_checker, settings=Settings(checker_languages=("ru", "en"), threshold=0.6))
     pipe = VeriCite(llm, en_checker, settings=Settings(checker_languages=("en",)), routes={"ru": routed})
     assert pipe.route(ru["question"], docs) is routed and pipe.route(Q, DOCS) is pipe
+    # an English question over Russian documents: the checker that reads both, not the English-only one
+    assert pipe.route("When was the price comparison service launched?", docs) is routed
+    assert pipe.route("When was the price comparison service launched?", docs[:1] + DOCS) is routed
+    en_only = VeriCite(llm, en_checker, settings=Settings(checker_languages=("en",), lang="en"), routes={"ru": routed})
+    assert en_only.route("When was the price comparison service launched?", docs) is en_only  # lang given: as told
+    de = [Document("Rush", "Rush ist eine kanadische Rockband aus Toronto, die 1968 gegründet wurde und bis 2015 spielte.")]
+    assert pipe.route("Where is Rush from?", de) is pipe         # no route reads German: the default, with its warning
     res = pipe.answer(ru["question"], docs)
     assert res.settings["nli"] == "ru-word-checker" and res.settings["threshold"] == 0.6
     assert ru_checker.pairs and not en_checker.pairs
