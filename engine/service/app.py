@@ -20,7 +20,7 @@ import json
 import logging
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from contextlib import asynccontextmanager
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
@@ -132,8 +132,21 @@ class Service:
                 self.on_load_failed(self.load_error)
 
 
+#: the Host names a loopback server answers for (``vericite serve --host 127.0.0.1``, the default)
+LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1")
+
+
+def _host_name(host: str) -> str:
+    """The host of a ``Host`` header, lower case, without its port ("[::1]:8000" -> "::1")."""
+    host = host.strip().lower()
+    if host.startswith("["):
+        return host[1:host.find("]")] if "]" in host else host
+    return host.rsplit(":", 1)[0] if host.count(":") == 1 else host
+
+
 def create_app(source: VeriCite | Callable[[], VeriCite], *, limits: Limits = Limits(), api_key: str | None = None,
-               owns_pipeline: bool = True, on_load_failed: Callable[[str], None] | None = None) -> FastAPI:
+               owns_pipeline: bool = True, on_load_failed: Callable[[str], None] | None = None,
+               allowed_hosts: Sequence[str] | None = None) -> FastAPI:
     """The FastAPI app serving ``source`` (a loaded pipeline, or a factory run in a thread at startup).
 
     Args:
@@ -141,6 +154,10 @@ def create_app(source: VeriCite | Callable[[], VeriCite], *, limits: Limits = Li
         api_key: when set, ``/v1/*`` and ``/metrics`` need ``Authorization: Bearer KEY``.
         owns_pipeline: close the pipeline's NLI batcher at shutdown.
         on_load_failed: called with the message when the factory raises.
+        allowed_hosts: when set, a request whose ``Host`` header names another host (its port aside) gets
+            400 with the JSON error shape: a web page elsewhere cannot reach a loopback server through a
+            DNS name that resolves to 127.0.0.1 (DNS rebinding). ``vericite serve`` on loopback sets
+            :data:`LOOPBACK_HOSTS`.
     """
     svc = Service(source, limits, owns_pipeline=owns_pipeline, on_load_failed=on_load_failed)
 
@@ -153,6 +170,15 @@ def create_app(source: VeriCite | Callable[[], VeriCite], *, limits: Limits = Li
     app = FastAPI(title="VeriCite", version=_version(), lifespan=lifespan,
                   description="Answers with NLI-verified citations from the documents you send (on-prem, offline).")
     app.state.service = svc
+    if allowed_hosts is not None:
+        allowed = {h.lower() for h in allowed_hosts}
+
+        @app.middleware("http")
+        async def host_check(request: Request, call_next):
+            if _host_name(request.headers.get("host", "")) not in allowed:
+                return JSONResponse(E.body(Rejected(400, "host", "the Host header names a host this server does not "
+                                                                 "answer for")), status_code=400)
+            return await call_next(request)
     bearer = HTTPBearer(auto_error=False, description="required when the server has an API key "
                                                       "(--api-key or VERICITE_API_KEY)")
 

@@ -48,7 +48,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     """Serve until a signal (or write the OpenAPI document)."""
     require()
-    from .app import create_app, openapi_text
+    from .app import LOOPBACK_HOSTS, create_app, openapi_text
     from .server import serve
 
     limits = Limits(max_docs=args.max_docs, max_doc_chars=args.max_doc_chars, max_body_bytes=args.max_body_bytes,
@@ -69,7 +69,9 @@ def run(args: argparse.Namespace) -> int:
     api_key = args.api_key or os.environ.get("VERICITE_API_KEY") or None
     if api_key is None and args.host not in ("127.0.0.1", "localhost", "::1"):
         log.warning("serving on %s without an API key (--api-key or VERICITE_API_KEY)", args.host)
-    return serve(create_app(load, limits=limits, api_key=api_key), host=args.host, port=args.port,
+    # on loopback, only requests that name a loopback host (a DNS-rebinding page names its own domain)
+    hosts = LOOPBACK_HOSTS if args.host in LOOPBACK_HOSTS else None
+    return serve(create_app(load, limits=limits, api_key=api_key, allowed_hosts=hosts), host=args.host, port=args.port,
                  log_level="debug" if args.verbose else "warning" if args.quiet else "info")
 
 

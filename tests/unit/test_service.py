@@ -211,6 +211,24 @@ def test_api_key_is_required_on_v1_and_metrics_only():
         assert c.get("/metrics", headers=ok).status_code == 200
 
 
+def test_a_loopback_server_answers_only_requests_that_name_a_loopback_host():
+    from vericite.engine.service.app import LOOPBACK_HOSTS, _host_name
+
+    assert [_host_name(h) for h in ("127.0.0.1:8000", "LOCALHOST", "[::1]:8000", "evil.example:80", "::1")] == \
+        ["127.0.0.1", "localhost", "::1", "evil.example", "::1"]
+    app = create_app(fake_pipeline(), allowed_hosts=LOOPBACK_HOSTS)
+    with serve_in_thread(app) as srv, httpx.Client(base_url=srv.url) as c:
+        assert c.post("/v1/answer", json=body()).status_code == 200          # Host: 127.0.0.1:PORT
+        assert c.get("/health", headers={"Host": "localhost:8000"}).status_code == 200
+        for host in ("evil.example", "evil.example:8000", "127.0.0.1.evil.example", ""):
+            r = c.post("/v1/answer", json=body(), headers={"Host": host})
+            assert r.status_code == 400, host
+            assert r.json()["error"]["type"] == "host" and "Host header" in r.json()["error"]["message"]
+        assert c.get("/health", headers={"Host": "evil.example"}).status_code == 400
+    with serve_in_thread(create_app(fake_pipeline())) as srv, httpx.Client(base_url=srv.url) as c:
+        assert c.get("/health", headers={"Host": "evil.example"}).status_code == 200   # no list: no check
+
+
 @pytest.mark.parametrize("mark, status, words", [
     ("[fail:inference]", 502, "fake decode error"),
     ("[fail:input]", 422, "fake input error"),
