@@ -217,6 +217,8 @@ class TrainConfig:
     claims: str | None = None        # support-labelled claims (shared/data/support/claims_dev.jsonl format)
     claims_items: str = "even"       # "even" | "odd" | "all": items (by index parity) whose claims are trained on
     claims_repeat: int = 1           # each claim pair this many times (the set is small)
+    grounding: tuple[str, ...] = ()  # claim/document files in FactCG's format (CG2C): see grounding_pairs
+    grounding_max: int | None = None # pairs drawn from each grounding file (seeded); None = all
     embed_frac: float = 0.5          # fraction of NLI premises embedded in 200-900 chars of other premises
     epochs: int = 5
     batch: int = 64
@@ -294,7 +296,7 @@ def _embed_premises(rows: list[dict], frac: float, rng: random.Random, pool: Seq
         return rows
     out = []
     for r in rows:
-        if r["source"].startswith(("qa", "claims")) or rng.random() >= frac:
+        if r["source"].startswith(("qa", "claims", "grounding")) or rng.random() >= frac:
             out.append(r)
             continue
         target = rng.randint(200, 900)
@@ -372,6 +374,14 @@ def build_training_data(cfg: TrainConfig) -> tuple[list[dict], dict[str, Any], l
         rows.extend(dict(r) for r in made for _ in range(max(1, cfg.claims_repeat)))
         summary["claims"] = {"file": str(cfg.claims), "items": cfg.claims_items, "repeat": cfg.claims_repeat,
                              "pairs": len(made), "positives": sum(r["label"] for r in made)}
+    if cfg.grounding:
+        summary["grounding"] = {}
+        for path in cfg.grounding:
+            made = grounding_pairs(path)
+            drawn = seeded_sample(made, cfg.grounding_max, cfg.seed, Path(path).name)[0]
+            rows.extend(drawn)
+            summary["grounding"][Path(path).name] = {"file": str(path), "sha256": _sha256(path), "pairs": len(drawn),
+                                                     "of": len(made), "positives": sum(r["label"] for r in drawn)}
     counts: dict[str, int] = {}
     for r in rows:
         counts[r["source"]] = counts.get(r["source"], 0) + 1
@@ -409,6 +419,38 @@ def claim_pairs(path: str | Path, items: str = "even") -> list[dict]:
             if part == "none" and int(n) in texts and len(r["cited"]) > 1:
                 out.append({"premise": texts[int(n)], "hypothesis": r["claim"], "label": 0, "source": "claims-per-doc"})
     return out
+
+
+def grounding_pairs(path: str | Path) -> list[dict]:
+    """Claim/document pairs from a file in FactCG's training format (JSON lines of ``{"task":
+    "bin_grounding", "text_a": document, "text_b": [claim], "orig_label": 1 | 0}``; e.g. the CG2C
+    sets of the public ``derenlei/FactCG`` repository, MIT: claims generated from a document's
+    content graph, half of them with one relation removed from the document). Rows with an
+    empty document are skipped. ``source`` is ``grounding:<file stem>``.
+
+    Raises:
+        OSError: the file cannot be read.
+        ValueError: a line is not JSON or lacks these fields.
+    """
+    out = []
+    stem = Path(path).stem
+    for k, line in enumerate(Path(path).read_text(encoding="utf-8").splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            r = json.loads(line)
+            premise, claims, label = r["text_a"], r["text_b"], int(r["orig_label"])
+        except (ValueError, KeyError, TypeError) as e:
+            raise ValueError(f"{path}:{k}: not a FactCG grounding row ({e})") from None
+        if not premise or not claims:
+            continue
+        out.append({"premise": premise, "hypothesis": claims[0], "label": label, "source": f"grounding:{stem}"})
+    return out
+
+
+def _sha256(path: str | Path) -> str:
+    import hashlib
+    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
 
 
 # ------------------------------------------------------------------------------------------------
@@ -661,7 +703,7 @@ def train(cfg: TrainConfig, *, command: str | None = None) -> dict[str, Any]:
         raise ValueError("no training pairs")
     evals = {n: seeded_sample(load_set(n, _data_dir(cfg)), cfg.eval_limit, cfg.seed, "eval:" + n)[0]
              for n in cfg.eval_sets}
-    premise_pool = sorted({r["premise"] for r in rows if not r["source"].startswith(("qa", "claims"))})
+    premise_pool = sorted({r["premise"] for r in rows if not r["source"].startswith(("qa", "claims", "grounding"))})
 
     steps_per_epoch = math.ceil(len(rows) / cfg.batch)
     total_steps = steps_per_epoch * cfg.epochs
@@ -821,6 +863,9 @@ def build_parser() -> argparse.ArgumentParser:
     ap.add_argument("--claims-items", default="even", choices=["even", "odd", "all"],
                     help="items (by index parity) whose claims are trained on; keep the other half as a test")
     ap.add_argument("--claims-repeat", type=int, default=1, help="each claim pair this many times")
+    ap.add_argument("--grounding", action="append", default=[], metavar="FILE",
+                    help="claim/document pairs in FactCG's format (e.g. its CG2C files; repeatable)")
+    ap.add_argument("--grounding-max", type=int, help="pairs drawn from each --grounding file (seeded)")
     ap.add_argument("--embed-frac", type=float, default=0.5)
     ap.add_argument("--epochs", type=int, default=5)
     ap.add_argument("--batch", type=int, default=64)
@@ -864,7 +909,8 @@ def main(argv: list[str] | None = None) -> int:
         eval_limit=args.eval_limit, max_pairs=args.max_pairs, hard_negatives=args.hard_negatives,
         hn_kinds=tuple(k for k in args.hn_kinds.split(",") if k), qa=args.qa, qa_items=args.qa_items,
         qa_sentences=args.qa_sentences, qa_window=args.qa_window or None, qa_edits=args.qa_edits, qa_two_doc=args.qa_two_doc, claims=args.claims,
-        claims_items=args.claims_items, claims_repeat=args.claims_repeat, embed_frac=args.embed_frac, epochs=args.epochs, batch=args.batch,
+        claims_items=args.claims_items, claims_repeat=args.claims_repeat,
+        grounding=tuple(args.grounding), grounding_max=args.grounding_max, embed_frac=args.embed_frac, epochs=args.epochs, batch=args.batch,
         lr=args.lr, warmup=args.warmup, weight_decay=args.weight_decay, max_len=args.max_len,
         freeze_word_embeddings=args.freeze_word_embeddings,
         max_steps=args.max_steps, keep=args.keep, save_epochs=args.save_epochs, seed=args.seed, device=args.device, threads=args.threads,

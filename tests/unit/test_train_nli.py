@@ -80,6 +80,31 @@ def test_claim_pairs_take_one_half_of_the_items_and_count_partial_as_negative(tm
         claim_pairs(path, "half")
 
 
+def test_grounding_pairs_read_factcg_rows_skip_empty_documents_and_name_a_bad_line(tmp_path):
+    from vericite.export.train_nli import TrainConfig, build_training_data, grounding_pairs
+
+    rows = [{"task": "bin_grounding", "text_a": "Bell returned to Boston.", "text_b": ["Bell went back to Boston."],
+             "text_c": [], "orig_label": 1},
+            {"task": "bin_grounding", "text_a": "", "text_b": ["No document here."], "text_c": [], "orig_label": 1},
+            {"task": "bin_grounding", "text_a": "Bell returned to Boston.", "text_b": ["Bell died in Boston."],
+             "text_c": [], "orig_label": 0}]
+    path = tmp_path / "CG2C_doc.json"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    got = grounding_pairs(path)
+    assert [(r["hypothesis"], r["label"], r["source"]) for r in got] == [
+        ("Bell went back to Boston.", 1, "grounding:CG2C_doc"), ("Bell died in Boston.", 0, "grounding:CG2C_doc")]
+    (tmp_path / "snli_dev.jsonl").write_text(json.dumps({"premise": "p", "hypothesis": "h", "label": "entailment"}) + "\n",
+                                             encoding="utf-8")
+    built, summary, _ = build_training_data(TrainConfig(out="x", data_dir=str(tmp_path), sets=("snli_dev",),
+                                                        grounding=(str(path),), grounding_max=1))
+    assert summary["grounding"]["CG2C_doc.json"]["pairs"] == 1 and summary["grounding"]["CG2C_doc.json"]["of"] == 2
+    assert sum(r["source"] == "grounding:CG2C_doc" for r in built) == 1
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"text_a": "x"}\n', encoding="utf-8")
+    with pytest.raises(ValueError, match="bad.json:1: not a FactCG grounding row"):
+        grounding_pairs(bad)
+
+
 def test_the_translated_multinli_splits_into_disjoint_train_and_dev_and_a_set_can_be_repeated(tmp_path):
     from vericite.export.train_nli import TrainConfig, build_training_data, load_set
 
