@@ -181,14 +181,17 @@ def resolve_pronoun(s: Statement, titles: Sequence[str]) -> Statement:
 
 
 def compose(sel: Selection, verified: Sequence[Statement], question: str, lang: str = "en",
-            titles: Sequence[str] = ()) -> Picked:
+            titles: Sequence[str] = (), opening: str = "") -> Picked:
     """The answer's sentences from the model's selection.
 
     - the picks, without one that says nothing the earlier picks do not (a repeated fact: all its
       :func:`~vericite.engine.text.content.answer_words` in them);
     - an answer the picks do not name: the verified sentence that names it and links to a pick
       goes first, else the :data:`NAMING` closest to the question that name it; when none does,
-      the picks stand with :data:`ANSWER_UNSUPPORTED`;
+      the verified sentence that says most of what stage 1's ``opening`` sentence says beyond
+      the question goes first (:func:`anchored`: stage 1 read every document at once, and its
+      opening usually states the answer, unverified); when none shares a word with it, the
+      picks stand with :data:`ANSWER_UNSUPPORTED`;
     - "unknown" (or no answer): the picks, else the :data:`CLOSEST` verified sentences closest to
       the question, with :data:`ANSWER_UNKNOWN`;
     - yes/no: the picks (no sentence names "yes");
@@ -198,14 +201,29 @@ def compose(sel: Selection, verified: Sequence[Statement], question: str, lang: 
     - an opening pronoun resolved to the cited document's title (:func:`resolve_pronoun`;
       ``titles``: the documents' titles in order).
     """
-    picked = _compose(sel, verified, question, lang)
+    picked = _compose(sel, verified, question, lang, opening)
     resolved = tuple(resolve_pronoun(s, titles) for s in picked.sentences)
     changed = [f"{a.text!r} -> {b.text!r}" for a, b in zip(picked.sentences, resolved) if a is not b]
     notes = picked.notes + ((f"answer: pronouns resolved to the cited document's title: {changed}",) if changed else ())
     return replace(picked, sentences=resolved, notes=notes)
 
 
-def _compose(sel: Selection, verified: Sequence[Statement], question: str, lang: str) -> Picked:
+def anchored(verified: Sequence[Statement], question: str, opening: str, lang: str = "en") -> Statement | None:
+    """The verified sentence sharing the most :func:`~vericite.engine.text.content.answer_words`
+    with ``opening`` (stage 1's first sentence that says anything beyond the question), the
+    earliest of equals (``verified`` is listed most relevant first); None when none shares one."""
+    key = answer_words(opening, question, lang)
+    if not key:
+        return None
+    best, score = None, 0
+    for s in verified:
+        n = len(answer_words(s.text, question, lang) & key)
+        if n > score:
+            best, score = s, n
+    return best
+
+
+def _compose(sel: Selection, verified: Sequence[Statement], question: str, lang: str, opening: str = "") -> Picked:
     picks: list[Statement] = []
     for k in sel.picks:
         s = verified[k]
@@ -224,6 +242,7 @@ def _compose(sel: Selection, verified: Sequence[Statement], question: str, lang:
     if sel.yes_no:
         return Picked(tuple((picks or D.relevant(question, verified, CLOSEST, lang))[:MAX_PICKS]), tuple(notes))
     naming = [s for s in picks if names(sel.answer, s.text, lang)]
+    anchor = None
     if not naming:
         others = [s for s in verified if names(sel.answer, s.text, lang)]
         if others:  # those that link to a pick (the bridge's other half), else the two closest to the question
@@ -231,13 +250,20 @@ def _compose(sel: Selection, verified: Sequence[Statement], question: str, lang:
             naming = D.relevant(question, tied or others, 1 if tied else NAMING, lang)
             picks = naming + picks
             notes.append(f"answer: no picked sentence names {sel.answer!r}; put first: {[s.text for s in naming]}")
+        elif (anchor := anchored(verified, question, opening, lang)) is not None:
+            naming = [anchor]
+            picks = [anchor] + [p for p in picks if p is not anchor]
+            notes.append(f"answer: {sel.answer!r} is in no verified sentence; put first the one closest to stage 1's "
+                         f"opening {opening!r}: {anchor.text!r}")
         else:
             shown = picks or D.relevant(question, verified, CLOSEST, lang)
             why = (f"the model's short answer {sel.answer!r} is in no verified sentence; the answer shows the "
                    f"{len(shown)} sentence(s) it picked")
             return Picked(tuple(shown[:MAX_PICKS]), tuple(notes), D.Caveat(ANSWER_UNSUPPORTED, why))
     named = " ".join(s.text for s in naming)
-    both = several_parts(question)  # "When ... and which ...": a pick may answer the other part
+    # "When ... and which ...": a pick may answer the other part; after an anchor the picks are the
+    # model's own reading of the answer, which the anchor may not name
+    both = several_parts(question) or anchor is not None
     linked = [s for s in picks if s not in naming and (both or links(s.text, named, question))]
     unlinked = [s for s in picks if s not in naming and s not in linked]
     if unlinked:

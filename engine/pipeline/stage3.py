@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import logging
 import re
+from collections.abc import Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
@@ -15,6 +16,7 @@ from ..draft import Draft, with_citations
 from ..records import StageTrace, Statement
 from ..selection import compose, numbered, parse_selection, ranked, select_grammar
 from ..text.citations import merge_adjacent, strip_citations
+from ..text.content import answer_words
 from ..text.relevance import relevant_sentences
 from ..verifier import answer_claims
 from .calls import chat, cite_grammar, complete, documents_block, split_lang
@@ -66,17 +68,20 @@ def refine(pipe: VeriCite, q: Question, verified: list[Statement], answer: Stage
             st.draft = Draft.of("", ["no verified statement: nothing to refine, the answer is empty"])
             st.draft = st.draft.warn(D.EMPTY_NOTHING_VERIFIED, "no statement survived the NLI checks; the answer is empty")
         else:
-            first = " ".join(strip_citations(s.raw or s.text) for s in answer.trace.statements) if answer else ""
-            st.draft = _pick(pipe, q, st, verified, first) or _merge(pipe, q, st, verified)
+            said = [strip_citations(s.raw or s.text) for s in answer.trace.statements] if answer else []
+            st.draft = _pick(pipe, q, st, verified, " ".join(said), said) or _merge(pipe, q, st, verified)
     st.trace.wall_ms = round(t.ms, 1)
     return st
 
 
-def _pick(pipe: VeriCite, q: Question, st: Stage, verified: list[Statement], first: str = "") -> Draft | None:
+def _pick(pipe: VeriCite, q: Question, st: Stage, verified: list[Statement], first: str = "",
+          said: Sequence[str] = ()) -> Draft | None:
     """The answer step (``refine`` = answer, :mod:`~vericite.engine.selection`): the LLM names
     the short answer and picks the verified sentences that show it; the draft is those
     sentences with their citations; ``first`` (stage 1's answer, unchecked: it read every
-    document at once) helps it find the answer. None (the merge runs instead) when the setting
+    document at once) helps it find the answer, and its first sentence that says anything beyond
+    the question (of ``said``, stage 1's sentences) points to the answer when the model's own
+    answer is in no verified sentence. None (the merge runs instead) when the setting
     is off, the prompt set has no select step, or the reply cannot be read."""
     if pipe.settings.refine != "answer" or "select" not in q.prompts.steps:
         return None
@@ -93,7 +98,8 @@ def _pick(pipe: VeriCite, q: Question, st: Stage, verified: list[Statement], fir
     if sel is None:
         st.trace.notes.append(f"answer step: no 'Answer:' line in the reply {call.text[:200]!r}; merged instead")
         return None
-    picked = compose(sel, verified, q.text, q.lang, titles=[d.title for d in q.documents])
+    opening = next((t for t in said if answer_words(t, q.text, q.lang)), "")
+    picked = compose(sel, verified, q.text, q.lang, titles=[d.title for d in q.documents], opening=opening)
     draft = Draft.of(merge_adjacent(" ".join(with_citations(s) for s in picked.sentences)), picked.notes,
                      picked=True)
     return draft.warn(picked.caveat.code, picked.caveat.text) if picked.caveat else draft

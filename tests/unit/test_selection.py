@@ -92,6 +92,21 @@ def test_an_answer_no_sentence_names_is_not_shown_as_found():
     assert "'Toto' is in no verified sentence" in picked.caveat.text
 
 
+def test_stage_1s_opening_points_to_the_answer_when_the_models_answer_is_in_no_sentence():
+    # the model names an answer no verified sentence holds; stage 1 (which read every document at
+    # once) opened with the answer: the verified sentence that says most of what it says goes first,
+    # the model's picks follow (they are its own reading of the answer)
+    opening = "The drummer inducted in 1983 was Neil Peart of Rush."
+    picked = SEL.compose(SEL.Selection("Toto", (1,)), VERIFIED, "Which drummer was inducted in 1983?", opening=opening)
+    assert picked.sentences == (VERIFIED[0], VERIFIED[1]) and picked.caveat is None
+    assert any("closest to stage 1's opening" in n for n in picked.notes)
+    # an opening that says nothing beyond the question, or nothing any sentence says: as before
+    assert SEL.anchored(VERIFIED, "Which drummer was inducted in 1983?", "The drummer was inducted in 1983.") is None
+    assert SEL.anchored(VERIFIED, Q, "Toto sold records.") is None
+    unsupported = SEL.compose(SEL.Selection("Toto", (3,)), VERIFIED, Q, opening="Toto sold records.")
+    assert unsupported.caveat.code == SEL.ANSWER_UNSUPPORTED
+
+
 def test_unknown_shows_the_picks_or_the_closest_sentences_with_a_caveat():
     picked = SEL.compose(SEL.Selection("unknown", ()), VERIFIED, Q)
     assert 1 <= len(picked.sentences) <= SEL.CLOSEST and picked.caveat.code == SEL.ANSWER_UNKNOWN
@@ -153,9 +168,14 @@ def test_an_unreadable_reply_or_refine_merge_runs_the_authors_merge():
 
 
 def test_an_unsupported_short_answer_is_said_in_a_warning():
-    _, res = answer({**REPLIES, "select": "Answer: Toto\nSentences: {Peart}"})
+    # stage 1 opened with nothing a verified sentence says: the picks stand, with the warning
+    _, res = answer({**REPLIES, "answer": "Toto sold it [2].", "select": "Answer: Toto\nSentences: {Peart}"})
     assert res.answer == "Peart was inducted into the Modern Drummer Hall of Fame in 1983 [1]."
     assert any("'Toto' is in no verified sentence" in w for w in res.warnings)
+    # stage 1 opened with the answer: the verified sentence that says it goes first, no warning
+    _, res = answer({**REPLIES, "select": "Answer: Toto\nSentences: {Peart}"})
+    assert res.answer.startswith("Rush released Counterparts [2].")  # a verified stage-1 sentence says it
+    assert not any("'Toto' is in no verified sentence" in w for w in res.warnings)
 
 
 def test_an_opening_pronoun_becomes_the_cited_documents_title():
