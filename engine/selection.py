@@ -147,8 +147,9 @@ class Picked:
     caveat: D.Caveat | None = None
 
 
-_PRONOUN = re.compile(r"^(?P<p>He|She|It|They|His|Her|Its|Their)\b(?=\s)")
-_POSSESSIVE = frozenset({"His", "Her", "Its", "Their"})
+# singular only: "They came of the Yuezhi [2]" in "History of India" means the Kushans, not the title
+_PRONOUN = re.compile(r"^(?P<p>He|She|It|His|Her|Its)\b(?=\s)")
+_POSSESSIVE = frozenset({"His", "Her", "Its"})
 
 
 _LOWER_IN_NAMES = frozenset({"of", "the", "and", "de", "da", "di", "von", "van", "du", "la", "le", "del", "in", "on"})
@@ -162,7 +163,7 @@ def _a_name(title: str) -> bool:
 
 
 def resolve_pronoun(s: Statement, titles: Sequence[str]) -> Statement:
-    """``s`` with an opening English pronoun ("It has 703 rooms", "His brother ...") replaced by
+    """``s`` with an opening singular English pronoun ("It has 703 rooms", "His brother ...") replaced by
     the title of the one document it cites ("Palms Casino Resort has 703 rooms"; a possessive
     gets "'s"; a title's closing parenthesis, "Steve Smith (musician)", is dropped): a fact copied
     from a document says "He" for the document's subject, which in an answer of several
