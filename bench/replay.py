@@ -17,6 +17,10 @@ becomes ``--label`` and ``replay`` records what the replay could not reproduce:
   recorded refinement answers another prompt (count these rows apart; the rest are exact);
 - ``same_output``: the replayed answer equals the recorded one.
 
+The summary line also counts the citations of supported final sentences and those whose recorded
+quote (the span of the cited document that carried the sentence) alone passes the checker's
+threshold (``quotes``: :func:`quote_counts`).
+
 With no override that changes a rule, every row should come back with ``same_output`` true: run
 that first (the bench prints the count). Evaluate the output with ``vericite eval``.
 """
@@ -128,6 +132,22 @@ def recorded_settings(stamp: dict, overrides: dict) -> S.Settings:
     return S.validate(S.Settings(**{**kept, **overrides}))
 
 
+def quote_counts(trace: dict) -> tuple[int, int]:
+    """``(citations, with_quote)`` of a pipeline trace (``VerifiedAnswer.to_json()``): the
+    citations of the final sentences judged supported, and those whose quote for that document
+    scored at least the run's threshold."""
+    threshold = trace["settings"]["threshold"]
+    cited = passing = 0
+    for s in trace.get("final_check") or []:
+        if s.get("verdict") != R.SUPPORTED:
+            continue
+        best = {q["document"]: q["score"] for q in s.get("quotes") or []}
+        for c in s.get("citations") or []:
+            cited += 1
+            passing += best.get(c, -1.0) >= threshold
+    return cited, passing
+
+
 def verified_set(trace: dict) -> list[tuple[str, tuple]]:
     """The sentences given to stage 3: kept statements of stages 1-2 as (text, citations)."""
     return sorted((s["text"], tuple(s["citations"])) for st in trace["stages"][:2] for s in st["statements"]
@@ -228,6 +248,9 @@ def main(argv: list[str] | None = None, *, models_toml: str | None = None) -> in
                 counts["stale_refine"] += rp["stale_refine"]
                 counts["with_missing_calls"] += bool(rp["missing"])
                 counts["live_calls"] += len(rp["live"])
+                cited, passing = quote_counts(new["trace"])
+                counts["cited_supported"] += cited
+                counts["quote_passes"] += passing
                 f.write(json.dumps(new, ensure_ascii=False) + "\n")
     except ConfigError as e:  # a recorded checker or prompt set that this registry lacks
         print(f"error: {e}", file=sys.stderr)

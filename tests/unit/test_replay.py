@@ -56,3 +56,15 @@ def test_an_override_changes_what_a_rule_decides_and_says_when_stage_3_is_stale(
 def test_set_values_are_read_as_json_else_text():
     assert parse_assignments(["backbone_facts=0", "add_nothing=false", "strictness=lenient", "threshold=0.5"]) == \
         {"backbone_facts": 0, "add_nothing": False, "strictness": "lenient", "threshold": 0.5}
+
+
+def test_quote_counts_count_supported_citations_and_quotes_that_pass_the_threshold():
+    from vericite.bench.replay import quote_counts
+
+    trace = {"settings": {"threshold": 0.7}, "final_check": [
+        {"verdict": "supported", "citations": [1, 2], "quotes": [{"document": 1, "score": 0.9},
+                                                                  {"document": 2, "score": 0.4}]},
+        {"verdict": "supported", "citations": [3], "quotes": []},
+        {"verdict": "unsupported", "citations": [1], "quotes": [{"document": 1, "score": 0.99}]}]}
+    assert quote_counts(trace) == (3, 1)
+    assert quote_counts({"settings": {"threshold": 0.7}, "final_check": None}) == (0, 0)
