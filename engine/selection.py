@@ -147,8 +147,9 @@ class Picked:
     caveat: D.Caveat | None = None
 
 
-# singular only: "They came of the Yuezhi [2]" in "History of India" means the Kushans, not the title
-_PRONOUN = re.compile(r"^(?P<p>He|She|It|His|Her|Its)\b(?=\s)")
+# singular only: "They came of the Yuezhi [2]" in "History of India" means the Kushans, not the title;
+# Russian nominatives only (a possessive "Его" would need the title in the genitive)
+_PRONOUN = re.compile(r"^(?P<p>He|She|It|His|Her|Its|Он|Она|Оно)\b(?=\s)")
 _POSSESSIVE = frozenset({"His", "Her", "Its"})
 
 
@@ -163,7 +164,7 @@ def _a_name(title: str) -> bool:
 
 
 def resolve_pronoun(s: Statement, titles: Sequence[str]) -> Statement:
-    """``s`` with an opening singular English pronoun ("It has 703 rooms", "His brother ...") replaced by
+    """``s`` with an opening singular pronoun ("It has 703 rooms", "His brother ...", "Он родился ...") replaced by
     the title of the one document it cites ("Palms Casino Resort has 703 rooms"; a possessive
     gets "'s"; a title's closing parenthesis, "Steve Smith (musician)", is dropped): a fact copied
     from a document says "He" for the document's subject, which in an answer of several

@@ -183,6 +183,8 @@ def test_an_opening_pronoun_becomes_the_cited_documents_title():
     titles = ["Playboy Club", "Palms Casino Resort (Las Vegas)"]
     assert SEL.resolve_pronoun(it, titles).text == "Palms Casino Resort has 703 rooms and suites."
     assert SEL.resolve_pronoun(fact("His band was Rush.", (1,)), ["Neil Peart"]).text == "Neil Peart's band was Rush."
+    assert SEL.resolve_pronoun(fact("Он родился в 1952 году.", (1,)), ["Нил Пирт"]).text == "Нил Пирт родился в 1952 году."
+    assert SEL.resolve_pronoun(fact("Его группа Rush.", (1,)), ["Нил Пирт"]).text == "Его группа Rush."
     for unchanged in (fact("It has 703 rooms.", (1, 2)), fact("Italy has 703 rooms.", (2,)), fact("It has rooms.", (3,)),
                       fact("They came of the Yuezhi.", (2,))):  # a plural pronoun is not the document's title
         assert SEL.resolve_pronoun(unchanged, titles) is unchanged
