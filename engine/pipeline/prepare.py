@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
+from .. import cancel
 from ..errors import InputError
 from ..llm.fitting import warn_once
 from ..records import Document
@@ -31,6 +32,7 @@ def prepare(pipe: VeriCite, question: str, documents: Sequence[Document]) -> Que
 
     Raises:
         InputError: empty question, no documents, or a document without text.
+        Cancelled: the question was stopped (checked per document and inside sentence splitting).
     """
     text = (question or "").strip()
     if not text:
@@ -51,6 +53,7 @@ def prepare(pipe: VeriCite, question: str, documents: Sequence[Document]) -> Que
     split_langs = [pipe.settings.lang if pipe.settings.lang != "auto" else (c if p >= MIN_CONFIDENCE else lang)
                    for c, p in detected]
     for i, (d, dl) in enumerate(zip(documents, split_langs), start=1):
+        cancel.check()
         for sent in find_instructions(d.text, dl):
             q.instructions.append({"document": i, "sentence": sent})
             warn_once(q.warnings, f"document [{i}] contains instruction-like text, hidden from the LLM: {sent!r}")
