@@ -14,7 +14,6 @@ import threading
 import time
 
 import httpx
-
 from vericite.engine.records import Document
 from vericite.engine.service.app import create_app
 from vericite.engine.service.limits import Limits
