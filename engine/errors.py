@@ -19,3 +19,8 @@ class InputError(VeriCiteError):
 
 class InferenceError(VeriCiteError):
     """A model call failed at run time."""
+
+
+class Cancelled(VeriCiteError):
+    """The question's work was stopped part-way by its caller (a deadline passed, the client left):
+    raised by :func:`vericite.engine.cancel.check` wherever the work checks; its result is dropped."""

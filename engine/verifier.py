@@ -21,6 +21,7 @@ from typing import Protocol, cast
 
 import numpy as np
 
+from . import cancel
 from . import records as R
 from .nli.grading import grade, is_verbatim
 from .nli.onnx_scorer import require_finite
@@ -295,11 +296,12 @@ class Verifier:
 
         Raises:
             InferenceError: the checker failed on these pairs, or returned a NaN or infinite score.
+            Cancelled: the question was stopped while it waited (:mod:`~vericite.engine.cancel`).
         """
         if batch.future is None:
             return [x for x in batch.items if isinstance(x, Statement)]
         with timeline.span("wait", f"{trace.name}: waiting for NLI", min_ms=1.0) as t:
-            probs = batch.future.result()
+            probs = cancel.wait(batch.future)  # a stopped question stops waiting
         trace.nli_ms = round(trace.nli_ms + t.ms, 1)
         require_finite(np.asarray(probs), lambda: [p for c in batch.claims for p in self.pairs(c)], self.checker.name)
         ok, ko = batch.verdicts

@@ -14,8 +14,9 @@ import sys
 import threading
 import time
 
-from vericite.engine.nli.batching import DynamicBatcher
+from vericite.engine import cancel
 from vericite.engine.errors import ConfigError, InferenceError, InputError
+from vericite.engine.nli.batching import DynamicBatcher
 from vericite.engine.nli.cache import ScoreCache
 from vericite.engine.pipeline import VeriCite
 from vericite.engine.prompts import PromptSet
@@ -31,6 +32,11 @@ REPLIES = {
     "extract:3": "Keith Moon played drums for Rush. Keith Moon was an English drummer.",
     "refine": "Rush released Counterparts in 1993 [2]. Neil Peart was the drummer of Rush [1].",
 }
+#: A prompt containing this makes the fake LLM decode for ``slow_s`` seconds, in 10 ms "tokens"
+#: with the stop signal checked before each, as the llama.cpp backend's own loop does.
+SLOW = "[slow]"
+#: A pair whose premise contains this takes the fake checker ``slow_s`` seconds (it never checks).
+SLOW_NLI = "[slow-nli]"
 #: A question containing one of these makes the fake LLM raise it (error mapping tests).
 FAILURES = {"[fail:inference]": InferenceError("llama.cpp call 'answer' failed: fake decode error"),
             "[fail:input]": InputError("fake input error"), "[fail:config]": ConfigError("fake config error"),
@@ -38,12 +44,15 @@ FAILURES = {"[fail:inference]": InferenceError("llama.cpp call 'answer' failed: 
 
 
 class FakeLLM(ScriptedLLM):
-    """ScriptedLLM whose calls take turns under one lock and take ``delay`` seconds each; counts
-    calls per question; raises :data:`FAILURES` for marked questions."""
+    """ScriptedLLM whose calls take turns under one lock and take ``delay`` seconds each (``slow_s``
+    for a prompt holding :data:`SLOW`, stoppable per token); counts calls per question; raises
+    :data:`FAILURES` for marked questions."""
 
-    def __init__(self, replies=REPLIES, delay: float = 0.0):
+    def __init__(self, replies=REPLIES, delay: float = 0.0, slow_s: float = 0.0):
         super().__init__(dict(replies))
         self.delay = delay
+        self.slow_s = slow_s
+        self.tokens = 0  # "tokens" decoded by slow calls
         self.per_question: dict[str, int] = {}
         self._lock = threading.Lock()
 
@@ -58,28 +67,39 @@ class FakeLLM(ScriptedLLM):
                 self.per_question[q.group(1)] = self.per_question.get(q.group(1), 0) + 1
             if self.delay:
                 time.sleep(self.delay)
+            if SLOW in text:
+                t_end = time.monotonic() + self.slow_s
+                while time.monotonic() < t_end:
+                    cancel.check()  # per token, as engine/llm/greedy.py
+                    self.tokens += 1
+                    time.sleep(0.01)
             return super().chat(messages, max_tokens=max_tokens, purpose=purpose, grammar=grammar)
 
 
 class SlowChecker(WordChecker):
-    """WordChecker taking ``delay`` seconds per call; records each call's pairs in ``calls``."""
+    """WordChecker taking ``delay`` seconds per call (``slow_s`` when a premise holds
+    :data:`SLOW_NLI`); records each call's pairs in ``calls``."""
 
-    def __init__(self, delay: float = 0.0):
+    def __init__(self, delay: float = 0.0, slow_s: float = 0.0):
         super().__init__()
         self.delay = delay
+        self.slow_s = slow_s
         self.calls: list[list[tuple[str, str]]] = []
 
     def scores(self, pairs):
         self.calls.append(list(pairs))
         if self.delay:
             time.sleep(self.delay)
+        if any(SLOW_NLI in p for p, _ in pairs):
+            time.sleep(self.slow_s)
         return super().scores(pairs)
 
 
-def fake_pipeline(*, llm_delay: float = 0.0, nli_delay: float = 0.0, replies=REPLIES) -> VeriCite:
-    checker = SlowChecker(nli_delay)
+def fake_pipeline(*, llm_delay: float = 0.0, nli_delay: float = 0.0, replies=REPLIES, slow_s: float = 0.0) -> VeriCite:
+    """The fake-backed pipeline; ``slow_s``: what a :data:`SLOW` LLM call or a :data:`SLOW_NLI` check takes."""
+    checker = SlowChecker(nli_delay, slow_s)
     batcher = DynamicBatcher(checker, cache=ScoreCache(checker.cache_id))
-    return VeriCite(FakeLLM(replies, llm_delay), batcher, prompts=PromptSet.load("paper-en"))
+    return VeriCite(FakeLLM(replies, llm_delay, slow_s), batcher, prompts=PromptSet.load("paper-en"))
 
 
 def main(argv: list[str] | None = None) -> int:

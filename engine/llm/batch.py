@@ -34,6 +34,8 @@ prompt chunks of newly admitted ones (up to ``n_batch`` tokens), at most N seque
 Every llama.cpp call runs under the LLM's one lock (one step at a time), so other threads'
 ordinary calls on the same :class:`~vericite.engine.llm.llama_cpp.LlamaCppLLM` take turns with the steps;
 two sessions on one batch context (two questions' stage 2 at once) take turns as a whole.
+A stopped question (:mod:`~vericite.engine.cancel`) ends its session before the next step: the
+running sequences are dropped from their slots and every client's call raises Cancelled.
 """
 from __future__ import annotations
 
@@ -46,7 +48,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..errors import ConfigError, InferenceError
+from .. import cancel
+from ..errors import Cancelled, ConfigError, InferenceError
 from ..records import LLMCall
 from .decoding import Completion, logits_row, vocab_text
 
@@ -403,7 +406,8 @@ class BatchSession:
         self._error: BaseException | None = None
         self._local = threading.local()
         self.peak = 0  # the most sequences decoded in one step
-        self._worker = threading.Thread(target=self._run, name="llama-batch", daemon=True)
+        # the worker stops with the question that opened the session (cancel.carry: its stop signal)
+        self._worker = threading.Thread(target=cancel.carry(self._run), name="llama-batch", daemon=True)
 
     def __enter__(self) -> BatchSession:
         self._engine.turn.acquire()
@@ -474,6 +478,8 @@ class BatchSession:
 
     def _wait(self, req: _Request):
         with self._cv:
+            if isinstance(self._error, Cancelled):
+                raise self._error
             if self._error is not None:
                 raise InferenceError(f"llama.cpp batch failed before '{req.purpose}': {self._error}") from self._error
             req.order, self._order = self._order, self._order + 1
@@ -497,6 +503,7 @@ class BatchSession:
                 waiting += self._queue
                 self._queue = []
             try:
+                cancel.check()  # a stopped question ends the session before its next step
                 with llm._lock:
                     waiting, refused = eng.admit(waiting)
                     self.peak = max(self.peak, len(eng.active))
@@ -511,7 +518,7 @@ class BatchSession:
                     self._calls -= len(failed)
                 for r in failed:
                     if not r.future.done():
-                        r.future.set_exception(e if isinstance(e, InferenceError) else
+                        r.future.set_exception(e if isinstance(e, (InferenceError, Cancelled)) else
                                                InferenceError(f"llama.cpp call {r.purpose!r} on {llm.name} failed: {e}"))
                 return
             with self._cv:  # the answered clients are busy again until they call or finish

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from .. import cancel
 from ..errors import ConfigError, InferenceError
 from ..records import LLMCall
 from .decoding import logits_row as _logits_row
@@ -69,6 +70,10 @@ class GreedyLoop:
         ``draft_tokens = 0`` every logit row comes from the same single-token evaluations as the
         library's, so the text is the same token for token. Called under :meth:`chat`'s lock.
 
+        A stopped question (:mod:`~vericite.engine.cancel`) raises Cancelled before the next prompt
+        batch or generated token; the KV cache then holds exactly the tokens evaluated so far (no
+        draft), which the next call reuses or drops as usual, and no anchor is saved.
+
         Returns / raises: as :meth:`chat`. Timings: prompt eval from llama.cpp's counters right
         after the prompt; generation = all later decoding (draft verification batches included);
         grammar time goes to ``last_call_stats`` / ``stats`` (see the class docstring).
@@ -95,7 +100,7 @@ class GreedyLoop:
         st["loop_calls"] = 1
         llama_cpp.llama_perf_context_reset(ctx)
         t0 = time.perf_counter()
-        llm.eval(self._unevaluated(tokens))
+        self._eval(self._unevaluated(tokens))
         logits = _logits_row(ctx, -1, n_vocab)
         perf0 = llama_cpp.llama_perf_context(ctx)  # after the logits read (a synchronize): prompt eval only
         smpl = self._grammar_sampler(vocab, grammar, st) if grammar is not None else None
@@ -106,6 +111,7 @@ class GreedyLoop:
         finish, text, multibyte_fix = "length", b"", 0
         try:
             while True:
+                cancel.check()  # once per generated token
                 tok = self._pick(logits, smpl, st)
                 if llama_cpp.llama_vocab_is_eog(vocab, tok):
                     text, finish = llm.detokenize(completion, prev_tokens=tokens), "stop"
@@ -178,6 +184,19 @@ class GreedyLoop:
             finish_reason=finish,
             text=text.decode("utf-8", errors="ignore").strip(),
         )
+
+    def _eval(self, tokens: list[int]) -> None:
+        """``Llama.eval(tokens)`` one ``n_batch`` chunk at a time, the question's stop signal checked
+        before each (:mod:`~vericite.engine.cancel`). ``Llama.eval`` cuts the same chunks itself, so
+        the logits and the KV cache are those of one call.
+
+        Raises:
+            Cancelled: the question was stopped; ``n_tokens`` counts the chunks evaluated.
+        """
+        llm = self._llm
+        for i in range(0, max(1, len(tokens)), llm.n_batch):
+            cancel.check()
+            llm.eval(tokens[i:i + llm.n_batch])
 
     def _unevaluated(self, tokens: list[int]) -> list[int]:
         """The prompt tokens still to evaluate after KV prefix reuse (sets ``n_tokens`` to the kept

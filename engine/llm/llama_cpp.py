@@ -36,6 +36,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from .. import cancel
 from ..errors import ConfigError, InferenceError, ModelFileError
 from ..records import LLMCall
 from .greedy import _LOOP_STATS, GreedyLoop, _kv_tokens
@@ -189,6 +190,9 @@ class LlamaCppLLM(GreedyLoop):
         Raises:
             InferenceError: llama.cpp failed (e.g. the prompt does not fit ``n_ctx``).
             ConfigError: llama.cpp cannot parse ``grammar`` (own loop only).
+            Cancelled: the question was stopped (:mod:`~vericite.engine.cancel`): in the own loop before
+                the next prompt batch or token; through ``create_completion`` (a ``chat_format``
+                override without the loop's levers) only once the call ends.
         """
         import llama_cpp
 
@@ -219,6 +223,7 @@ class LlamaCppLLM(GreedyLoop):
                 out = self._llm.create_chat_completion(messages=messages, **sampling)  # type: ignore[arg-type]
         except (ValueError, RuntimeError) as e:
             raise InferenceError(f"llama.cpp call '{purpose}' failed: {e}") from e
+        cancel.check()  # the library's loop cannot be stopped inside; its result is dropped
         wall_ms = (time.perf_counter() - t0) * 1000
         perf = llama_cpp.llama_perf_context(ctx)
         if tokens is not None and len(tokens) >= self.anchor_min_tokens:
@@ -292,6 +297,7 @@ class LlamaCppLLM(GreedyLoop):
 
         Raises:
             InferenceError: the prompt does not fit the context.
+            Cancelled: the question was stopped before a prompt batch (:mod:`~vericite.engine.cancel`).
         """
         import llama_cpp
 
@@ -305,7 +311,7 @@ class LlamaCppLLM(GreedyLoop):
         prefix = llm.longest_token_prefix(_kv_tokens(llm), tokens) if llm.n_tokens and self.reuse_prefix else 0
         prefix = min(prefix, len(tokens) - 1)  # re-evaluate at least one token to refresh the logits
         llm.n_tokens = prefix
-        llm.eval(tokens[prefix:])
+        self._eval(tokens[prefix:])  # stops between prompt batches when the question is stopped
         logits = np.ctypeslib.as_array(llama_cpp.llama_get_logits(llm.ctx), shape=(llm.n_vocab(),))
         ids = [llm.tokenize(w.encode("utf-8"), add_bos=False, special=False)[0] for w in (yes, no)]
         pair = logits[ids].astype(np.float64)

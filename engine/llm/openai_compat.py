@@ -41,6 +41,9 @@ Connection errors, dropped connections and 5xx answers are retried with exponent
 way the InferenceError names the URL. One instance serves any number of threads: the HTTP client is
 thread-safe and the local tokenizer and state sit behind a lock; with a one-slot llama-server
 concurrent calls queue on the server, so outputs equal a sequential run.
+A stopped question (:mod:`~vericite.engine.cancel`) stops waiting for its call within
+:data:`~vericite.engine.cancel.POLL_S`; the synchronous HTTP call cannot be closed from another thread,
+so it ends in the background and the server finishes that completion.
 """
 from __future__ import annotations
 
@@ -51,6 +54,7 @@ import time
 from pathlib import Path
 from typing import overload
 
+from .. import cancel
 from ..errors import ConfigError, InferenceError, ModelFileError
 from ..records import LLMCall
 from .llama_cpp import control_texts, count_tokens, defang, prompt_tokens, truncate
@@ -254,7 +258,8 @@ class OpenAICompatLLM(ServerReplies):
     def _post(self, path: str, body: dict, purpose: str) -> tuple[dict, float]:
         t0 = time.perf_counter()
         try:
-            data = self._request("POST", path, body)
+            # a stopped question stops waiting within cancel.POLL_S; the server still finishes the call
+            data = cancel.call(self._request, "POST", path, body)
         except InferenceError as e:
             raise InferenceError(f"LLM call {purpose!r}: {e}") from e
         return data, (time.perf_counter() - t0) * 1000

@@ -21,6 +21,7 @@ from typing import Sequence
 
 import numpy as np
 
+from .. import cancel
 from ..errors import InferenceError
 
 log = logging.getLogger(__name__)
@@ -78,6 +79,8 @@ class _Request:
     pairs: list[tuple[str, str]]
     future: Future
     t_submit: float = field(default_factory=time.perf_counter)
+    #: the submitting question's stop signal (:mod:`~vericite.engine.cancel`), checked before its pairs are scored
+    stop: cancel.Check | None = field(default_factory=cancel.current)
 
 
 @dataclass(frozen=True)
@@ -104,7 +107,8 @@ class DynamicBatcher:
     ONNX Runtime releases the GIL while it computes, so the worker overlaps with LLM work in
     other threads. When the checker fails on a step of several requests, each is scored again
     alone, so only the requests whose own pairs fail see the exception (one client's bad text
-    never fails another's); nothing hangs and the worker goes on.
+    never fails another's); nothing hangs and the worker goes on. A request whose question was
+    stopped (:mod:`~vericite.engine.cancel`) before its step is resolved with that error, unscored.
 
     Args:
         checker: anything with ``name`` and ``scores(pairs) -> float32 [n]``.
@@ -154,8 +158,13 @@ class DynamicBatcher:
         return fut
 
     def scores(self, pairs) -> np.ndarray:
-        """Blocking :meth:`submit`: float32 ``[len(pairs)]`` P(entailment)."""
-        return self.submit(pairs).result()
+        """Blocking :meth:`submit`: float32 ``[len(pairs)]`` P(entailment).
+
+        Raises:
+            InferenceError: as :meth:`submit`, or the checker failed on these pairs.
+            Cancelled: the calling question was stopped while it waited (:mod:`~vericite.engine.cancel`).
+        """
+        return cancel.wait(self.submit(pairs))
 
     def close(self, timeout: float | None = None) -> None:
         """Stop accepting requests, finish every queued one, and join the worker."""
@@ -196,6 +205,11 @@ class DynamicBatcher:
 
     def _process(self, step: list[_Request]) -> None:
         live = [r for r in step if r.future.set_running_or_notify_cancel()]
+        for r in list(live):  # a stopped question's pairs are not scored; the others' step goes on
+            why = cancel.stopped(r.stop)
+            if why is not None:
+                live.remove(r)
+                r.future.set_exception(why)
         if not live:
             return
         t0 = time.perf_counter()

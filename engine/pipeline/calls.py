@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 from typing import TYPE_CHECKING
 
+from .. import cancel
 from .. import records as R
 from ..claims import complete_claims, is_fragment
 from ..llm.fitting import fit_documents, prompt_budget, warn_once
@@ -29,6 +30,13 @@ def split_lang(pipe: VeriCite, q: Question, text: str) -> str:
 
 def chat(pipe: VeriCite, q: Question, messages: list[dict[str, str]], *, step: str, purpose: str,
           grammar: str | None = None) -> LLMCall:
+    """One LLM call of ``step`` on the question's clock (its cap from the prompt set).
+
+    Raises:
+        Cancelled: the question was stopped (checked before the call, and by the backend during it).
+        InferenceError, ConfigError: from the LLM.
+    """
+    cancel.check()
     with q.timeline.span("llm", purpose):
         return pipe.llm.chat(pipe.render(messages), max_tokens=q.prompts.steps[step].max_tokens,
                              purpose=purpose, grammar=grammar)

@@ -75,6 +75,8 @@ class VeriCite:
         Raises:
             InputError: empty question, no documents, a document without text or of another type.
             InferenceError: an LLM or NLI call failed.
+            Cancelled: the caller stopped the question (:mod:`~vericite.engine.cancel`: checked between
+                the steps, per token, prompt batch, NLI wait slice and splitter piece).
         """
         hooks = hooks or Hooks()
         documents = as_documents(documents)

@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
+from .. import cancel
 from ..errors import InputError
 from ..llm.fitting import warn_once
 from ..records import Document
@@ -31,6 +32,7 @@ def prepare(pipe: VeriCite, question: str, documents: Sequence[Document]) -> Que
 
     Raises:
         InputError: empty question, no documents, or a document without text.
+        Cancelled: the question was stopped (checked per document and inside sentence splitting).
     """
     text = (question or "").strip()
     if not text:
@@ -51,12 +53,14 @@ def prepare(pipe: VeriCite, question: str, documents: Sequence[Document]) -> Que
     split_langs = [pipe.settings.lang if pipe.settings.lang != "auto" else (c if p >= MIN_CONFIDENCE else lang)
                    for c, p in detected]
     for i, (d, dl) in enumerate(zip(documents, split_langs), start=1):
-        for sent in find_instructions(d.text, dl):
+        cancel.check()
+        for sent in find_instructions(d.title, dl) + find_instructions(d.text, dl):  # titles reach the LLM too
             q.instructions.append({"document": i, "sentence": sent})
             warn_once(q.warnings, f"document [{i}] contains instruction-like text, hidden from the LLM: {sent!r}")
-    hidden = [without_instructions(d.text, [x["sentence"] for x in q.instructions if x["document"] == i])
-              for i, d in enumerate(documents, start=1)]
-    q.shown = shown_documents(pipe, text, [replace(d, text=h) for d, h in zip(documents, hidden)], lang)
+    flagged = [[x["sentence"] for x in q.instructions if x["document"] == i] for i in range(1, len(documents) + 1)]
+    hidden = [replace(d, title=without_instructions(d.title, f), text=without_instructions(d.text, f))
+              for d, f in zip(documents, flagged)]
+    q.shown = shown_documents(pipe, text, hidden, lang)
     if q.prompts is not pipe.prompts:
         log.info("prompt set %s for a %r question", q.prompts.tag, lang)
     readable = pipe.settings.checker_languages

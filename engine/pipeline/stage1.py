@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 from typing import TYPE_CHECKING
 
+from .. import cancel
 from .. import records as R
 from ..llm.grammar import citation_grammar
 from ..records import StageTrace, Statement
@@ -21,6 +22,7 @@ log = logging.getLogger(__name__)
 
 def answer(pipe: VeriCite, q: Question) -> Stage:
     """Initial answer from all documents; each statement's check against its cited documents is submitted."""
+    cancel.check()
     st = Stage(StageTrace(R.ANSWER))
     with q.timeline.span(None) as t:
         log.info("stage 1: answering from %d documents", len(q.documents))

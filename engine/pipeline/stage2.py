@@ -11,6 +11,7 @@ from contextlib import AbstractContextManager, nullcontext
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
+from .. import cancel
 from .. import records as R
 from ..llm.fitting import fit_document
 from ..llm.grammar import YES_NO, says_no
@@ -32,6 +33,7 @@ def evidence(pipe: VeriCite, q: Question) -> Stage:
     The relative gate scores every document first (it compares them). With ``parallel_docs``
     > 1 the documents run together (:func:`_documents_together`), with the same per-document
     steps and the trace in document order."""
+    cancel.check()
     st = Stage(StageTrace(R.EVIDENCE))
     with q.timeline.span(None) as t:
         texts = [fit_document(pipe.llm, shown, budget(pipe, q.prompts, "extract", q.text), q.warnings, i)
@@ -92,7 +94,8 @@ def _documents_together(pipe: VeriCite, q: Question, st: Stage, texts: list[str]
                     return work(view, i)
             with ThreadPoolExecutor(max_workers=len(docs) if batched else min(n, len(docs)),
                                     thread_name_prefix="stage2") as pool:
-                futures = [pool.submit(run, i) for i in range(1, len(docs) + 1)]
+                # each document's thread stops with the question (cancel.carry: its stop signal)
+                futures = [pool.submit(cancel.carry(run), i) for i in range(1, len(docs) + 1)]
                 return [f.result() for f in futures]
 
     gates = None
@@ -150,6 +153,7 @@ def _relative_gates(pipe: VeriCite, q: Question, texts: list[str],
 def _p_yes(pipe: VeriCite, q: Question, text: str, number: int) -> tuple[float, LLMCall]:
     """P(Yes) of the usefulness prompt for document ``number`` (1-based), one forward pass."""
     purpose = f"gate:{number}"
+    cancel.check()
     with q.timeline.span("llm", purpose):
         return pipe.llm.yes_probability(pipe.render(q.prompts.messages("gate", question=q.text, docs=text)),
                                         purpose=purpose)

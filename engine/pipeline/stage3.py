@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
+from .. import cancel
 from .. import draft as D
 from .. import records as R
 from ..conflicts import Conflict, find_conflicts
@@ -31,6 +32,7 @@ log = logging.getLogger(__name__)
 def verified(pipe: VeriCite, q: Question, answer: Stage, evidence: Stage) -> list[Statement]:
     """Wait for the checks of stages 1 and 2 (their verdicts go into the traces); the kept
     sentences, stage 2's facts first (the authors' order)."""
+    cancel.check()  # between the pipeline's steps
     for st in (answer, evidence):
         st.trace.statements = [s for b in st.checks for s in pipe.verifier().resolve(b, st.trace, q.timeline)]
     return [s for s in evidence.trace.statements + answer.trace.statements if s.verdict == R.KEPT]
@@ -40,6 +42,7 @@ def conflicts(pipe: VeriCite, q: Question, verified: list[Statement]) -> list[Co
     """Where another document gives a different number or year for a verified claim
     (:mod:`~vericite.engine.conflicts`: the checker must entail the claim with the other
     document's number)."""
+    cancel.check()  # between the pipeline's steps
     if not pipe.settings.conflicts or not verified:
         return []
     with q.timeline.span("nli", "conflicts"):
@@ -55,6 +58,7 @@ def refine(pipe: VeriCite, q: Question, verified: list[Statement], answer: Stage
     """The stage's draft from the verified statements: the answer step's picks (:func:`_pick`),
     else the authors' merge (:func:`_merge`); no verified statement: the fallback quotes, or an
     empty draft. ``answer`` (stage 1) gives the answer step its first answer as written."""
+    cancel.check()  # between the pipeline's steps
     st = Stage(StageTrace(R.REFINE))
     with q.timeline.span(None) as t:
         quotes = fallback_quotes(pipe, q) if not verified else []
@@ -150,6 +154,7 @@ def rules(pipe: VeriCite, q: Question, refine: Stage, answer: Stage, verified: l
     Returns:
         The final draft: its sentences with verdicts, its text the answer.
     """
+    cancel.check()  # between the pipeline's steps
     facts = D.Facts(question=q.text, lang=q.lang, documents=q.documents, verified=verified,
                     statements=answer.trace.statements, settings=pipe.settings,
                     check=lambda text: _check_final(pipe, q, refine, text), scores=pipe.checker.scores)

@@ -6,9 +6,10 @@ So at most ``workers`` requests run and at most ``queue_size`` wait; the queue d
 exceeds its bound.
 
 A request past its deadline (or whose client left) is *abandoned*: a waiting one leaves the
-queue at once, freeing its place; a running one has its ``cancelled`` flag set, which the runner
-checks before each LLM call, so its thread is freed at the next call (the call in progress
-finishes; its result is dropped).
+queue at once, freeing its place; a running one has its ``cancelled`` flag set, which
+:meth:`Job.check` reads; the runner makes that the request's stop signal
+(:mod:`vericite.engine.cancel`), so its thread is freed within a token, a prompt batch, an NLI
+wait slice or a splitter piece (its result is dropped).
 
 Pure queue logic: no HTTP, no models; the clock can be passed in.
 """
@@ -41,8 +42,10 @@ class Job:
     started: float | None = None          # clock() when a thread took it
 
     def check(self, now: float) -> None:
-        """Raise DeadlineExceeded if the job was abandoned or its deadline passed."""
-        if self.cancelled.is_set() or now > self.deadline:
+        """Raise DeadlineExceeded if the job was abandoned (deadline, client gone) or its deadline passed."""
+        if self.cancelled.is_set():
+            raise DeadlineExceeded("abandoned: its deadline passed or its client left")
+        if now > self.deadline:
             raise DeadlineExceeded("deadline passed")
 
 

@@ -32,7 +32,7 @@ from fastapi.responses import HTMLResponse, JSONResponse, Response, StreamingRes
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from ..errors import VeriCiteError
+from ..errors import Cancelled, VeriCiteError
 from ..pipeline import VeriCite
 from . import errors as E
 from .admission import Admission
@@ -207,7 +207,7 @@ def create_app(source: VeriCite | Callable[[], VeriCite], *, limits: Limits = Li
               responses={200: {"model": AnswerOut, "description": "VerifiedAnswer.to_json(), as `vericite answer "
                                                                   "--json`; with stream: server-sent events",
                                "content": {"text/event-stream": {}}}, **_ERRORS})
-    async def answer(req: AnswerRequest):
+    async def answer(req: AnswerRequest, request: Request):
         """Answer a question from the given documents with verified citations."""
         runner = svc.ready_runner()
         question = check_question(req.question)
@@ -219,10 +219,14 @@ def create_app(source: VeriCite | Callable[[], VeriCite], *, limits: Limits = Li
         job = svc.admission.submit(lambda job: runner.run(question, docs, settings, check=lambda: job.check(svc.clock())),
                                    deadline)
         try:
-            result = await asyncio.wait_for(asyncio.wrap_future(job.future), timeout=max(0.0, job.deadline - svc.clock()))
+            result = await _result(job, request, timeout=max(0.0, job.deadline - svc.clock()))
         except asyncio.TimeoutError:
             svc.admission.abandon(job)
             return JSONResponse(E.body(_deadline(deadline)), status_code=504)
+        except _ClientGone:  # nobody reads the answer: stop the work (its thread is freed at its next check)
+            svc.admission.abandon(job)
+            log.info("client left before its answer: request abandoned")
+            return Response(status_code=499)
         except Exception as e:  # noqa: BLE001  every failure becomes its status; the server goes on
             return _failure(e, deadline)
         svc.metrics.answered(result, (job.started or job.admitted) - job.admitted)
@@ -310,7 +314,7 @@ async def _stream(svc: Service, runner: Runner, question, docs, settings, deadli
                     yield _event(name, data)
                     continue
                 exc = _deadline(deadline) if data.cancelled() else data.exception()
-                if isinstance(exc, E.DeadlineExceeded):
+                if isinstance(exc, Cancelled):
                     exc = _deadline(deadline)
                 if exc is not None:
                     _log_unexpected(exc)
@@ -326,6 +330,40 @@ async def _stream(svc: Service, runner: Runner, question, docs, settings, deadli
                              headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
 
 
+class _ClientGone(Exception):
+    """The client of a non-streaming request closed its connection before the answer."""
+
+
+#: seconds between two looks at a non-streaming request's connection while its answer is computed
+DISCONNECT_POLL_S = 0.1
+
+
+async def _result(job, request: Request, *, timeout: float):
+    """The job's result, watching the client's connection meanwhile.
+
+    Raises:
+        asyncio.TimeoutError: ``timeout`` seconds passed first.
+        _ClientGone: the client closed its connection first (uvicorn reports it as ``http.disconnect``).
+        Whatever the job raised.
+    """
+    async def gone() -> None:
+        while not await request.is_disconnected():
+            await asyncio.sleep(DISCONNECT_POLL_S)
+
+    result = asyncio.ensure_future(asyncio.wrap_future(job.future))
+    watch = asyncio.ensure_future(gone())
+    try:
+        done, _ = await asyncio.wait({result, watch}, timeout=timeout, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        watch.cancel()
+    if result in done:
+        return result.result()
+    result.cancel()
+    if watch in done:
+        raise _ClientGone
+    raise asyncio.TimeoutError
+
+
 def _event(name: str, data: dict) -> str:
     return f"event: {name}\ndata: {json.dumps(data, ensure_ascii=False)}\n\n"
 
@@ -336,7 +374,7 @@ def _deadline(seconds: float) -> Rejected:
 
 
 def _failure(exc: BaseException, deadline: float) -> JSONResponse:
-    if isinstance(exc, E.DeadlineExceeded):
+    if isinstance(exc, Cancelled):
         exc = _deadline(deadline)
     _log_unexpected(exc)
     return JSONResponse(E.body(exc), status_code=E.status_of(exc), headers=getattr(exc, "headers", None))

@@ -40,6 +40,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help=f"characters per document (default {_D.max_doc_chars})")
     p.add_argument(flag("max_body_bytes"), type=int, default=_D.max_body_bytes,
                    help=f"request body bytes (default {_D.max_body_bytes})")
+    p.add_argument(flag("max_parallel_docs"), type=int, default=_D.max_parallel_docs,
+                   help=f"highest option parallel_docs a request may set: documents decoded at once, each a sequence of "
+                        f"a KV context the LLM keeps (default {_D.max_parallel_docs})")
+    p.add_argument(flag("max_option_count"), type=int, default=_D.max_option_count,
+                   help="highest value a request may give an option that counts sentences or words, each costing work "
+                        f"(claim_words, fallback_quotes, fallback_sentences, backbone_facts; default {_D.max_option_count})")
     p.add_argument("--write-openapi", metavar="PATH",
                    help="write the OpenAPI document to PATH and exit (loads no model; "
                         "engine/service/openapi.json is the committed copy)")
@@ -52,7 +58,8 @@ def run(args: argparse.Namespace) -> int:
     from .server import serve
 
     limits = Limits(max_docs=args.max_docs, max_doc_chars=args.max_doc_chars, max_body_bytes=args.max_body_bytes,
-                    workers=args.workers, queue_size=args.queue_size, timeout_s=args.timeout_s)
+                    workers=args.workers, queue_size=args.queue_size, timeout_s=args.timeout_s,
+                    max_parallel_docs=args.max_parallel_docs, max_option_count=args.max_option_count)
     if args.write_openapi:
         path = Path(args.write_openapi)
         path.write_text(openapi_text(create_app(_never, limits=limits)), encoding="utf-8")

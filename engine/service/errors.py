@@ -7,10 +7,10 @@ refusal (limits, admission, deadline, authentication). The body is always
 """
 from __future__ import annotations
 
-from ..errors import ConfigError, InferenceError, InputError, ModelFileError
+from ..errors import Cancelled, ConfigError, InferenceError, InputError, ModelFileError
 
 #: Engine error type -> HTTP status.
-STATUS = {InputError: 422, ConfigError: 422, InferenceError: 502, ModelFileError: 503}
+STATUS = {InputError: 422, ConfigError: 422, InferenceError: 502, ModelFileError: 503, Cancelled: 504}
 
 
 class Rejected(Exception):
@@ -25,9 +25,10 @@ class Rejected(Exception):
         self.headers = headers or {}
 
 
-class DeadlineExceeded(Exception):
+class DeadlineExceeded(Cancelled):
     """Raised inside a request's thread when its deadline passed or its client left: the pipeline
-    stops at its next LLM call and the result is dropped."""
+    stops at its next check (:mod:`vericite.engine.cancel`: within a token, a prompt batch, an NLI
+    wait slice or a splitter piece) and the result is dropped."""
 
 
 def status_of(exc: BaseException) -> int:

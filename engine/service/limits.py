@@ -1,5 +1,6 @@
 """What one request may be: documents per request, characters per document, body bytes, the
-per-request options (pipeline settings by name, and ``deadline_s``), and the service's capacity.
+per-request options (pipeline settings by name, and ``deadline_s``; those that scale a request's work
+or the shared models' memory capped, :data:`CAPS`), and the service's capacity.
 
 Every refusal names the limit, its value and the flag that sets it, e.g.
 ``documents: 500 given; the limit is max_docs = 20 (--max-docs)``.
@@ -30,6 +31,10 @@ class Limits:
     workers: int = 2                      # request threads (LLM calls take turns; NLI of one overlaps LLM of another)
     queue_size: int = 8                   # admitted requests waiting for a thread; beyond: 429
     timeout_s: float = 300.0              # per-request deadline from admission (option deadline_s may lower it)
+    # option parallel_docs: documents decoded at once; in process each is a sequence of a second llama.cpp
+    # context of n_ctx * (N + 2) / 2 KV cells that the shared LLM keeps after the request
+    max_parallel_docs: int = 4
+    max_option_count: int = 10            # options counting sentences or words that each cost work (CAPS)
 
     def __post_init__(self):
         for f in fields(self):
@@ -39,6 +44,16 @@ class Limits:
     def describe(self, name: str) -> str:
         """``max_docs = 20 (--max-docs)``."""
         return f"{name} = {getattr(self, name)} ({flag(name)})"
+
+
+#: Per-request options whose value scales the request's work or the shared models' memory -> the
+#: limit (a :class:`Limits` field) a request's value may not exceed. parallel_docs: KV memory and
+#: threads; claim_words: one LLM call per sentence under that many words; fallback_quotes,
+#: fallback_sentences, backbone_facts: sentences scored and kept. (The others are switches whose
+#: work is bounded by ``max_docs``, or thresholds.)
+CAPS = {"parallel_docs": "max_parallel_docs", "claim_words": "max_option_count",
+        "fallback_quotes": "max_option_count", "fallback_sentences": "max_option_count",
+        "backbone_facts": "max_option_count"}
 
 
 def flag(name: str) -> str:
@@ -80,7 +95,8 @@ def check_options(options: dict[str, Any], base: S.Settings, limits: Limits) -> 
 
     Raises:
         Rejected: 422: unknown option, a value that breaks its setting's rule (the message names
-            ``options.NAME``), a prompt set that is not built in, or a deadline over the server's.
+            ``options.NAME``), a value over its cap (:data:`CAPS`, naming the limit and its flag), a
+            prompt set that is not built in, or a deadline over the server's.
     """
     known = option_names()
     unknown = sorted(set(options) - set(known))
@@ -96,6 +112,8 @@ def check_options(options: dict[str, Any], base: S.Settings, limits: Limits) -> 
             values[name] = S.check(name, raw, f"options.{name}")
         except ConfigError as e:
             raise Rejected(422, "invalid", str(e)) from None
+        if name in CAPS and values[name] > getattr(limits, CAPS[name]):
+            raise Rejected(422, "limit", f"options.{name} = {raw!r}: the limit is {limits.describe(CAPS[name])}")
         if name == "prompts" and values[name] not in builtin_prompt_sets():
             # a prompt set may also be a file path on the server: never from a request
             raise Rejected(422, "invalid", f"options.prompts = {raw!r}: expected a built-in prompt set "

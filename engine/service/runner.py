@@ -1,6 +1,8 @@
 """One request through the pipeline, in a request thread: :meth:`VeriCite.answer` itself, on a
-view of the shared pipeline with the request's settings and an LLM that checks the request's
-deadline before every call; the stream's events come from the answer's hooks.
+view of the shared pipeline with the request's settings, under the request's stop signal
+(:func:`vericite.engine.cancel.stop_when`: its deadline or its client gone, checked between steps,
+per LLM token and prompt batch, per NLI wait slice and splitter piece); the stream's events come
+from the answer's hooks.
 
 Each request gets its own :class:`~vericite.engine.pipeline.VeriCite` (cheap: no model is
 loaded) over the *shared* LLM and NLI checker, so checks of concurrent requests meet in the one
@@ -25,6 +27,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import asdict
 from typing import Any
 
+from .. import cancel
 from .. import records as R
 from ..config.settings import Settings
 from ..memo import memo
@@ -83,7 +86,9 @@ class Runner:
 
     def run(self, question: str, documents: Sequence[Document], settings: Settings, *,
             check: Callable[[], None] = lambda: None, emit: Emit | None = None) -> VerifiedAnswer:
-        """Answer one request; ``check()`` runs before each LLM call and raises to stop the request.
+        """Answer one request; ``check()`` raises (a :class:`~vericite.engine.errors.Cancelled`) to stop it.
+        It runs before each LLM call and wherever the engine checks (:mod:`vericite.engine.cancel`),
+        so a stopped request frees its thread within a token, a prompt batch or a splitter piece.
 
         Raises:
             InputError, ConfigError, InferenceError: from the engine; whatever ``check`` raises.
@@ -97,7 +102,8 @@ class Runner:
 
         llm = RequestLLM(self.pipeline.llm, before, self.on_llm_call)
         pipe = self.pipeline.with_llm(llm).with_settings(settings, prompts=self._prompt_set(settings.prompts))
-        return pipe.answer(question, documents, hooks=stream)
+        with cancel.stop_when(check):
+            return pipe.answer(question, documents, hooks=stream)
 
     def _prompt_set(self, name: str) -> PromptSet:
         with self._lock:

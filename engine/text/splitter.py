@@ -25,6 +25,7 @@ import threading
 import pysbd
 from pysbd.languages import LANGUAGE_CODES
 
+from .. import cancel
 from ..errors import ConfigError
 from .citations import leading_citations, normalise_citations, strip_citations
 
@@ -107,8 +108,17 @@ def _segments(line: str, lang: str) -> list[str]:
 
 
 def split_sentences(text: str, lang: str = "en") -> list[str]:
-    """Plain sentence split of a passage (pysbd), line by line, blank pieces dropped."""
-    return [s for line in _lines(text) for s in _segments(line, lang) if s]
+    """Plain sentence split of a passage (pysbd), line by line, blank pieces dropped.
+
+    Raises:
+        Cancelled: the question was stopped (checked before each line piece of at most
+            :data:`MAX_LINE` characters, :mod:`~vericite.engine.cancel`).
+    """
+    out = []
+    for line in _lines(text):
+        cancel.check()  # pysbd's time per piece is bounded (MAX_LINE), so this bounds a stop's delay
+        out += [s for s in _segments(line, lang) if s]
+    return out
 
 
 def _list_items(line: str) -> list[str]:
@@ -143,6 +153,7 @@ def split_statements(text: str, lang: str = "en") -> list[str]:
     """
     out: list[str] = []
     for raw in _lines(normalise_citations(text)):
+        cancel.check()  # a stopped question stops here (:mod:`~vericite.engine.cancel`)
         line = _BULLET.sub("", raw.strip()).strip()
         if not line:
             continue

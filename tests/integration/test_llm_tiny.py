@@ -190,3 +190,37 @@ def test_a_document_that_spells_the_templates_turn_markers_gets_no_control_token
     call = llm.chat(hostile, max_tokens=4, purpose="t")              # the library's path too
     assert call.prompt_tokens == len(llm._prompt_tokens(hostile))
     assert defang(plain, control_texts(llm._llm)) is plain           # nothing to change: the same object
+
+
+def test_a_stopped_generation_ends_within_a_few_tokens_and_leaves_the_llm_usable():
+    """The own greedy loop checks the stop signal before each prompt batch and each token
+    (engine/cancel.py); after a stop the shared KV cache serves the next call as if none happened."""
+    from vericite.engine import cancel
+    from vericite.engine.errors import Cancelled
+    from vericite.engine.llm.llama_cpp import LlamaCppLLM
+
+    llm = LlamaCppLLM(TINY_GGUF, n_ctx=512, n_threads=2, stop_repeats=True)  # as the loader: the own loop
+    msg = [{"role": "user", "content": "Write a long story about a band and its drummer."}]
+    other = [{"role": "user", "content": "Name three rivers."}]
+    fresh = LlamaCppLLM(TINY_GGUF, n_ctx=512, n_threads=2, stop_repeats=True)
+    ref, ref_other = fresh.chat(msg, max_tokens=60, purpose="ref"), fresh.chat(other, max_tokens=30, purpose="ref")
+    p_ref = fresh.yes_probability(other, purpose="ref")[0]
+    assert ref.completion_tokens >= 20, "the tiny model should write on for this test"
+    checks = 0
+
+    def stop_after_five() -> None:
+        nonlocal checks
+        checks += 1
+        if checks > 5:
+            raise Cancelled("stopped")
+
+    with cancel.stop_when(stop_after_five), pytest.raises(Cancelled):
+        llm.chat(msg, max_tokens=60, purpose="stopped")
+    assert checks == 6  # one prompt batch, then four tokens: it stopped at the next check
+    assert llm.chat(other, max_tokens=30, purpose="after").text == ref_other.text
+    assert llm.chat(msg, max_tokens=60, purpose="again").text == ref.text
+    checks = 0
+    with cancel.stop_when(stop_after_five), pytest.raises(Cancelled):
+        llm.chat(msg, max_tokens=60, purpose="stopped again")  # stopped with its prompt cached: kept tokens
+    assert llm.yes_probability(other, purpose="after")[0] == pytest.approx(p_ref, abs=1e-6)
+    assert llm.chat(msg, max_tokens=60, purpose="again").text == ref.text

@@ -131,11 +131,23 @@ def test_options_make_a_per_request_pipeline_and_leave_the_shared_one(server):
     ({"no_such_option": 1}, 422, "options.no_such_option: unknown option"),
     ({"prompts": "/etc/passwd"}, 422, "options.prompts"),
     ({"deadline_s": 3600}, 422, "--timeout"),
+    # options that scale work or memory are capped (a 20-sequence context would stay with the shared LLM)
+    ({"parallel_docs": 20}, 422, "options.parallel_docs = 20: the limit is max_parallel_docs = 4 (--max-parallel-docs)"),
+    ({"claim_words": 1000}, 422, "options.claim_words = 1000: the limit is max_option_count = 10 (--max-option-count)"),
+    ({"fallback_quotes": 50}, 422, "max_option_count = 10"),
+    ({"fallback_sentences": 50}, 422, "max_option_count = 10"),
+    ({"backbone_facts": 50}, 422, "max_option_count = 10"),
 ])
 def test_bad_options_answer_422_naming_the_option(server, options, status, words):
     r = server.client.post("/v1/answer", json=body(options=options))
     assert r.status_code == status and words in r.json()["error"]["message"]
     assert server.client.post("/v1/answer", json=body()).status_code == 200
+
+
+def test_capped_options_are_served_up_to_their_limit(server):
+    r = server.client.post("/v1/answer", json=body(options={"parallel_docs": 4, "claim_words": 10}))
+    assert r.status_code == 200, r.text
+    assert r.json()["settings"]["parallel_docs"] == 4 and r.json()["settings"]["claim_words"] == 10
 
 
 def test_stream_sends_stage1_documents_final_then_answer(server):
