@@ -144,6 +144,28 @@ def _host_name(host: str) -> str:
     return host.rsplit(":", 1)[0] if host.count(":") == 1 else host
 
 
+class HostCheck:
+    """ASGI middleware: an HTTP request whose ``Host`` header (its port aside) is not in ``allowed`` gets 400
+    with the JSON error shape (``"type": "host"``).
+
+    A plain ASGI wrapper, not Starlette's ``BaseHTTPMiddleware``: that one hands the route a ``receive``
+    that never reports the client's ``http.disconnect``, so a non-streaming request whose client left
+    would run to its end.
+    """
+
+    def __init__(self, app, allowed: frozenset[str]):
+        self.app = app
+        self.allowed = allowed
+
+    async def __call__(self, scope, receive, send):
+        if scope["type"] == "http":
+            host = next((v for k, v in scope["headers"] if k == b"host"), b"").decode("latin-1")
+            if _host_name(host) not in self.allowed:
+                refusal = Rejected(400, "host", "the Host header names a host this server does not answer for")
+                return await JSONResponse(E.body(refusal), status_code=400)(scope, receive, send)
+        return await self.app(scope, receive, send)
+
+
 def create_app(source: VeriCite | Callable[[], VeriCite], *, limits: Limits = Limits(), api_key: str | None = None,
                owns_pipeline: bool = True, on_load_failed: Callable[[str], None] | None = None,
                allowed_hosts: Sequence[str] | None = None) -> FastAPI:
@@ -171,14 +193,8 @@ def create_app(source: VeriCite | Callable[[], VeriCite], *, limits: Limits = Li
                   description="Answers with NLI-verified citations from the documents you send (on-prem, offline).")
     app.state.service = svc
     if allowed_hosts is not None:
-        allowed = {h.lower() for h in allowed_hosts}
-
-        @app.middleware("http")
-        async def host_check(request: Request, call_next):
-            if _host_name(request.headers.get("host", "")) not in allowed:
-                return JSONResponse(E.body(Rejected(400, "host", "the Host header names a host this server does not "
-                                                                 "answer for")), status_code=400)
-            return await call_next(request)
+        allowed = frozenset(h.lower() for h in allowed_hosts)
+        app.add_middleware(_ASGI, factory=lambda inner: HostCheck(inner, allowed))
     bearer = HTTPBearer(auto_error=False, description="required when the server has an API key "
                                                       "(--api-key or VERICITE_API_KEY)")
 

@@ -30,7 +30,7 @@ httpx = pytest.importorskip("httpx")
 pytest.importorskip("fastapi")
 pytest.importorskip("uvicorn")
 
-from vericite.engine.service.app import create_app  # noqa: E402
+from vericite.engine.service.app import LOOPBACK_HOSTS, create_app  # noqa: E402
 from vericite.engine.service.limits import Limits  # noqa: E402
 from vericite.engine.service.server import serve_in_thread  # noqa: E402
 
@@ -109,9 +109,12 @@ def test_a_streaming_request_past_its_deadline_stops_mid_call():
         assert pipe.llm.tokens < 250  # 10 ms tokens: stopped within ~2.5 s of its 30 s
 
 
-def test_a_non_streaming_client_that_leaves_frees_its_worker():
+@pytest.mark.parametrize("hosts", [None, LOOPBACK_HOSTS], ids=["no Host check", "loopback Host check"])
+def test_a_non_streaming_client_that_leaves_frees_its_worker(hosts):
+    # `vericite serve` on loopback checks the Host header (LOOPBACK_HOSTS); that check once hid the client's
+    # disconnect from the route (a Starlette BaseHTTPMiddleware), so the request ran to its end
     pipe = fake_pipeline(slow_s=30)
-    with serve_in_thread(create_app(pipe, limits=Limits(workers=1, timeout_s=60))) as srv, \
+    with serve_in_thread(create_app(pipe, limits=Limits(workers=1, timeout_s=60), allowed_hosts=hosts)) as srv, \
             httpx.Client(base_url=srv.url, timeout=60) as c:
         adm = srv.server.service.admission
         payload = json.dumps(body(question=f"{Q} {SLOW}")).encode()
