@@ -68,25 +68,39 @@ class Metrics:
         return generate_latest(self.registry)
 
     def middleware(self, app):
-        """ASGI middleware counting every HTTP request by route and status, with its latency."""
+        """ASGI middleware counting every HTTP request by route and status, with its latency.
+
+        A request answered nothing because its client closed the connection first (while sending its
+        body) counts as 499, "client closed request"; one the app failed without answering, as 500.
+        """
         metrics = self
 
         async def counted(scope, receive, send):
             if scope["type"] != "http":
                 return await app(scope, receive, send)
             route = scope["path"] if scope["path"] in metrics.routes else "other"
-            status = {"code": 500}
+            seen = {"status": None, "left": False, "failed": False}
             t0 = time.perf_counter()
+
+            async def listen():
+                msg = await receive()
+                if msg["type"] == "http.disconnect":
+                    seen["left"] = True
+                return msg
 
             async def watch(msg):
                 if msg["type"] == "http.response.start":
-                    status["code"] = msg["status"]
+                    seen["status"] = msg["status"]
                 await send(msg)
 
             try:
-                await app(scope, receive, watch)
+                await app(scope, listen, watch)
+            except BaseException:
+                seen["failed"] = True
+                raise
             finally:
-                metrics.requests.labels(route, str(status["code"])).inc()
+                code = seen["status"] or (499 if seen["left"] and not seen["failed"] else 500)
+                metrics.requests.labels(route, str(code)).inc()
                 metrics.latency.labels(route).observe(time.perf_counter() - t0)
 
         return counted

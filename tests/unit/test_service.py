@@ -210,6 +210,27 @@ def test_limits_and_bad_requests_are_refused_then_a_good_request_succeeds(server
     assert c.post("/v1/answer", json=body()).status_code == 200
 
 
+def test_a_client_that_leaves_mid_body_is_counted_499_not_500():
+    """No response goes to a client that closed its connection while sending its body: /metrics counts
+    it as 499 (client closed request), never as a server error."""
+    import socket
+
+    with serve_in_thread(create_app(fake_pipeline())) as srv, httpx.Client(base_url=srv.url, timeout=30) as c:
+        payload = json.dumps(body()).encode()
+        port = int(srv.url.rsplit(":", 1)[1])
+        with socket.create_connection(("127.0.0.1", port), timeout=10) as sock:
+            sock.sendall(b"POST /v1/answer HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+                         b"Content-Length: " + str(len(payload)).encode() + b"\r\n\r\n" + payload[:50])
+            time.sleep(0.2)
+        t_end = time.monotonic() + 5
+        while not value(metrics(c), "vericite_requests", route="/v1/answer") and time.monotonic() < t_end:
+            time.sleep(0.02)
+        fams = metrics(c)
+        assert value(fams, "vericite_requests", route="/v1/answer", status="499") == 1
+        assert value(fams, "vericite_requests", route="/v1/answer", status="500") == 0
+        assert c.post("/v1/answer", json=body()).status_code == 200
+
+
 def test_api_key_is_required_on_v1_and_metrics_only():
     with serve_in_thread(create_app(fake_pipeline(), api_key="s3cret")) as srv, httpx.Client(base_url=srv.url) as c:
         assert c.post("/v1/answer", json=body()).status_code == 401
