@@ -6,7 +6,8 @@ from ..config.settings import Settings
 from ..verifier import Checker
 from .context import LLM, DocumentEvidence, Hooks, Question, Stage
 from .method import VeriCite
+from .prepare import check_input
 from .stage2 import MAX_PAIRS, linked_pairs, names
 
 __all__ = ["LLM", "MAX_PAIRS", "Checker", "DocumentEvidence", "Hooks", "Question", "Settings", "Stage", "VeriCite",
-           "linked_pairs", "names"]
+           "check_input", "linked_pairs", "names"]

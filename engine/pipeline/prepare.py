@@ -34,19 +34,7 @@ def prepare(pipe: VeriCite, question: str, documents: Sequence[Document]) -> Que
         InputError: empty question, no documents, or a document without text.
         Cancelled: the question was stopped (checked per document and inside sentence splitting).
     """
-    text = (question or "").strip()
-    if not text:
-        raise InputError("the question is empty")
-    if not documents:
-        raise InputError("no documents given")
-    _valid_unicode("the question", text)
-    for i, d in enumerate(documents, start=1):
-        _valid_unicode(f"document [{i}]'s title", d.title)
-        _valid_unicode(f"document [{i}]", d.text)
-    empty = [i for i, d in enumerate(documents, start=1) if not _INVISIBLE.sub("", d.text).strip()]
-    if empty:
-        raise InputError(f"document(s) {empty} have no text: nothing could be checked against them; remove "
-                         "them or give them text (documents are cited by their position)")
+    text = check_input(question, documents)
     lang = language(pipe, text, documents)
     q = Question(text, list(documents), [], lang, prompts=pipe.prompts.for_language(lang), verifier=pipe.verifier())
     detected = [detect(d.text) for d in documents]  # once per document: its splitter and the warning
@@ -75,6 +63,30 @@ def prepare(pipe: VeriCite, question: str, documents: Sequence[Document]) -> Que
         warn_once(q.warnings, f"document(s) {nums} are in {code!r}, which the NLI checker {pipe.checker.name} "
                               f"does not read ({', '.join(readable)} only); checks against them are not meaningful")
     return q
+
+
+def check_input(question: str, documents: Sequence[Document]) -> str:
+    """The question stripped, once the input is one the pipeline can read (no model, no language needed:
+    the service runs this before admitting a request, so a bad input never waits in its queue).
+
+    Raises:
+        InputError: empty question, no documents, a lone surrogate in the question, a title or a document,
+            or a document without text (zero-width characters alone count as none).
+    """
+    text = (question or "").strip()
+    if not text:
+        raise InputError("the question is empty")
+    if not documents:
+        raise InputError("no documents given")
+    _valid_unicode("the question", text)
+    for i, d in enumerate(documents, start=1):
+        _valid_unicode(f"document [{i}]'s title", d.title)
+        _valid_unicode(f"document [{i}]", d.text)
+    empty = [i for i, d in enumerate(documents, start=1) if not _INVISIBLE.sub("", d.text).strip()]
+    if empty:
+        raise InputError(f"document(s) {empty} have no text: nothing could be checked against them; remove "
+                         "them or give them text (documents are cited by their position)")
+    return text
 
 
 def language(pipe: VeriCite, question: str, documents: Sequence[Document] = ()) -> str:

@@ -33,7 +33,7 @@ from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from ..errors import Cancelled, VeriCiteError
-from ..pipeline import VeriCite
+from ..pipeline import VeriCite, check_input
 from . import errors as E
 from .admission import Admission
 from .errors import Rejected
@@ -210,6 +210,10 @@ def create_app(source: VeriCite | Callable[[], VeriCite], *, limits: Limits = Li
     async def rejected(request: Request, exc: Rejected):
         return JSONResponse(E.body(exc), status_code=exc.status, headers=exc.headers)
 
+    @app.exception_handler(VeriCiteError)
+    async def engine_error(request: Request, exc: VeriCiteError):
+        return _failure(exc, svc.limits.timeout_s)
+
     @app.exception_handler(RequestValidationError)
     async def invalid(request: Request, exc: RequestValidationError):
         return _invalid(exc.errors())
@@ -228,6 +232,7 @@ def create_app(source: VeriCite | Callable[[], VeriCite], *, limits: Limits = Li
         runner = svc.ready_runner()
         question = check_question(req.question)
         docs = check_documents(req.documents, svc.limits)
+        check_input(question, docs)  # an InputError (422) here, before admission and before a stream's 200
         settings, deadline = check_options(req.options, runner.settings, svc.limits)
         if req.stream:
             return await _stream(svc, runner, question, docs, settings, deadline)

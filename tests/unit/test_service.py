@@ -210,6 +210,36 @@ def test_limits_and_bad_requests_are_refused_then_a_good_request_succeeds(server
     assert c.post("/v1/answer", json=body()).status_code == 200
 
 
+@pytest.mark.parametrize("stream", [False, True], ids=["answer", "stream"])
+@pytest.mark.parametrize("what, text, words", [
+    ("a lone surrogate", "Rush \\ud800 is a band.", "document [2] holds invalid Unicode"),
+    ("only zero-width characters", "\\u200b\\u200c\\u2060", "document(s) [2] have no text"),
+])
+def test_input_errors_are_answered_422_before_admission_and_before_a_stream(what, text, words, stream):
+    """The engine's input checks run before the request is admitted: a bad input gets its 422 while the
+    queue is full (not 429), and a streaming request gets it as its status (not 200 and an error event)."""
+    from tests.serve_fake import SLOW
+
+    pipe = fake_pipeline(slow_s=5)
+    limits = Limits(workers=1, queue_size=0, timeout_s=30)
+    with serve_in_thread(create_app(pipe, limits=limits)) as srv, httpx.Client(base_url=srv.url, timeout=30) as c, \
+            ThreadPoolExecutor(1) as pool:
+        adm = srv.server.service.admission
+        busy = pool.submit(c.post, "/v1/answer", json=body(question=f"{Q} {SLOW}", options={"deadline_s": 1.5}))
+        t_end = time.monotonic() + 10
+        while adm.running == 0 and time.monotonic() < t_end:
+            time.sleep(0.01)
+        assert adm.running == 1  # the only thread is busy and the queue holds none: a valid request gets 429
+        assert c.post("/v1/answer", json=body()).status_code == 429
+        raw = ('{"question": "Who drummed?", "stream": %s, "documents": [{"title": "a", "text": "Rush is a band."}, '
+               '{"title": "b", "text": "%s"}]}' % ("true" if stream else "false", text)).encode()
+        r = c.post("/v1/answer", content=raw, headers={"content-type": "application/json"})
+        assert r.status_code == 422 and r.headers["content-type"] == "application/json", (what, r.text[:200])
+        assert set(r.json()) == {"error"} and r.json()["error"]["type"] == "InputError"
+        assert words in r.json()["error"]["message"]
+        assert busy.result().status_code == 504
+
+
 def test_a_client_that_leaves_mid_body_is_counted_499_not_500():
     """No response goes to a client that closed its connection while sending its body: /metrics counts
     it as 499 (client closed request), never as a server error."""
