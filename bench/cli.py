@@ -21,6 +21,8 @@ BENCHES = {
     "triton": ("vericite.bench.triton_check", "the checker on a local Triton server vs in process: scores, pairs/s"),
     "replay": ("vericite.bench.replay", "recorded runs through today's stage rules (recorded LLM replies, real checker)"),
     "serve": ("vericite.bench.serve_load", "load test of `vericite serve`: p50/p95, throughput, 429s, NLI batch size"),
+    "serve-mix": ("vericite.bench.serve_mix", "honest and hostile requests mixed through `vericite serve`: "
+                                              "honest answers as alone, 4xx for hostile, no 5xx, /health < 1 s"),
     "judge": ("vericite.bench.judge", "reader-judged quality: blinded packets of two methods' answers, their labels scored"),
     "support": ("vericite.bench.support", "the verify step against careful readers' support labels: precision of kept, recall, by language/dataset/stage"),
 }

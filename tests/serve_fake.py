@@ -2,8 +2,9 @@
 word-containment checker (tests/fakes.py) behind a real DynamicBatcher and ScoreCache, with
 optional delays (a slow LLM whose calls take turns, as llama.cpp's do; a slow checker).
 
-`python -m tests.serve_fake --port 8000 [--llm-delay 0.05] [--nli-delay 0.02]` serves it on
-127.0.0.1 until SIGTERM (run from the repository root). No model is loaded.
+`python -m tests.serve_fake --port 8000 [--llm-delay 0.05] [--nli-delay 0.02] [--slow-s 0.2]` serves it on
+127.0.0.1 until SIGTERM (run from the repository root), answering only requests whose Host header names a
+loopback host, as `vericite serve` on loopback does. No model is loaded.
 """
 from __future__ import annotations
 
@@ -103,7 +104,7 @@ def fake_pipeline(*, llm_delay: float = 0.0, nli_delay: float = 0.0, replies=REP
 
 
 def main(argv: list[str] | None = None) -> int:
-    from vericite.engine.service.app import create_app
+    from vericite.engine.service.app import LOOPBACK_HOSTS, create_app
     from vericite.engine.service.limits import Limits
     from vericite.engine.service.server import serve
 
@@ -113,10 +114,14 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--nli-delay", type=float, default=0.0, help="seconds per checker call")
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--queue-size", type=int, default=8)
+    ap.add_argument("--timeout", type=float, default=Limits().timeout_s, help="per-request deadline, s")
+    ap.add_argument("--slow-s", type=float, default=0.0,
+                    help=f"seconds an LLM call whose prompt holds {SLOW!r} decodes (10 ms tokens)")
     args = ap.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s", stream=sys.stderr)
-    app = create_app(fake_pipeline(llm_delay=args.llm_delay, nli_delay=args.nli_delay),
-                     limits=Limits(workers=args.workers, queue_size=args.queue_size))
+    app = create_app(fake_pipeline(llm_delay=args.llm_delay, nli_delay=args.nli_delay, slow_s=args.slow_s),
+                     limits=Limits(workers=args.workers, queue_size=args.queue_size, timeout_s=args.timeout),
+                     allowed_hosts=LOOPBACK_HOSTS)
     return serve(app, host="127.0.0.1", port=args.port, log_level="warning")
 
 
