@@ -653,7 +653,7 @@ def spawn_fake(*, slow_s: float, workers: int, queue_size: int, wait_s: float = 
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
     cmd = [sys.executable, "-m", "tests.serve_fake", "--port", str(port), "--slow-s", f"{slow_s:g}",
-           "--workers", str(workers), "--queue-size", str(queue_size)]
+           "--workers", str(workers), "--queue-size", str(queue_size), "--log-level", "error"]
     proc = subprocess.Popen(cmd, cwd=REPO_ROOT)
     url = f"http://127.0.0.1:{port}"
     t_end = time.monotonic() + wait_s

@@ -117,8 +117,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--timeout", type=float, default=Limits().timeout_s, help="per-request deadline, s")
     ap.add_argument("--slow-s", type=float, default=0.0,
                     help=f"seconds an LLM call whose prompt holds {SLOW!r} decodes (10 ms tokens)")
+    ap.add_argument("--log-level", default="info", choices=["debug", "info", "warning", "error"])
     args = ap.parse_args(argv)
-    logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s", stream=sys.stderr)
+    logging.basicConfig(level=args.log_level.upper(), format="%(levelname)s %(name)s: %(message)s", stream=sys.stderr)
     app = create_app(fake_pipeline(llm_delay=args.llm_delay, nli_delay=args.nli_delay, slow_s=args.slow_s),
                      limits=Limits(workers=args.workers, queue_size=args.queue_size, timeout_s=args.timeout),
                      allowed_hosts=LOOPBACK_HOSTS)
