@@ -16,7 +16,10 @@ can send, each with a few variants (:func:`catalogue`). Kinds:
 
 - ``honest``: must answer 200 and exactly (timing fields aside) what the same request answered when sent
   alone before the mix; control-token spellings and instruction-like documents are honest (the service's
-  job is to answer them safely; instructions must be reported in ``instructions_in_documents``);
+  job is to answer them safely; instructions must be reported in ``instructions_in_documents``); a
+  control-token document is compared with itself alone, not with a plain equivalent: the checks read the
+  text as given, and breaking the spellings is the LLM backend's work (engine/llm/llama_cpp.py ``defang``,
+  tested there), which the fake LLM does not do;
 - ``hostile``: must get its documented 4xx (400, 413, 422) with ``{"error": {"type", "message"}}``;
 - ``deadline``: ``deadline_s`` 0.001: a 504 with the error shape (type ``deadline``) is the expected
   answer; neither honest nor a server failure;
