@@ -53,7 +53,8 @@ log = logging.getLogger(__name__)
 
 ROUTES = {"/", "/v1/answer", "/v1/models", "/health", "/ready", "/metrics"}
 _ERRORS: dict[int | str, dict[str, Any]] = {code: {"model": ErrorOut, "description": text} for code, text in {
-    400: "malformed JSON", 401: "missing or wrong API key", 413: "body over --max-body-bytes",
+    400: "malformed JSON", 401: "missing or wrong API key", 408: "the body did not arrive within --body-timeout",
+    413: "body over --max-body-bytes",
     422: "a field, limit or option is wrong (the message names it); an InputError or ConfigError of the engine",
     429: "the queue is full (Retry-After)", 502: "a model call failed (InferenceError)",
     503: "models loading, load failed, or shutting down", 504: "the request's deadline passed (its result is dropped)",

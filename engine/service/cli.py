@@ -46,6 +46,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(flag("max_option_count"), type=int, default=_D.max_option_count,
                    help="highest value a request may give an option that counts sentences or words, each costing work "
                         f"(claim_words, fallback_quotes, fallback_sentences, backbone_facts; default {_D.max_option_count})")
+    p.add_argument(flag("body_timeout_s"), dest="body_timeout_s", type=float, default=_D.body_timeout_s,
+                   help=f"seconds to receive a request's whole body; a client that stalls gets 408 (default {_D.body_timeout_s:g})")
+    p.add_argument(flag("max_connections"), type=int, default=_D.max_connections,
+                   help="open connections and requests at once; beyond them 503 (uvicorn's limit_concurrency; "
+                        f"default {_D.max_connections})")
     p.add_argument("--write-openapi", metavar="PATH",
                    help="write the OpenAPI document to PATH and exit (loads no model; "
                         "engine/service/openapi.json is the committed copy)")
@@ -59,7 +64,8 @@ def run(args: argparse.Namespace) -> int:
 
     limits = Limits(max_docs=args.max_docs, max_doc_chars=args.max_doc_chars, max_body_bytes=args.max_body_bytes,
                     workers=args.workers, queue_size=args.queue_size, timeout_s=args.timeout_s,
-                    max_parallel_docs=args.max_parallel_docs, max_option_count=args.max_option_count)
+                    max_parallel_docs=args.max_parallel_docs, max_option_count=args.max_option_count,
+                    body_timeout_s=args.body_timeout_s, max_connections=args.max_connections)
     if args.write_openapi:
         path = Path(args.write_openapi)
         path.write_text(openapi_text(create_app(_never, limits=limits)), encoding="utf-8")

@@ -7,6 +7,7 @@ Every refusal names the limit, its value and the flag that sets it, e.g.
 """
 from __future__ import annotations
 
+import asyncio
 import json
 from dataclasses import dataclass, fields, replace
 from typing import Any
@@ -35,6 +36,8 @@ class Limits:
     # context of n_ctx * (N + 2) / 2 KV cells that the shared LLM keeps after the request
     max_parallel_docs: int = 4
     max_option_count: int = 10            # options counting sentences or words that each cost work (CAPS)
+    body_timeout_s: float = 30.0          # seconds to receive a request's whole body (a client that stalls: 408)
+    max_connections: int = 100            # open connections and requests at once (uvicorn's limit; beyond: 503)
 
     def __post_init__(self):
         for f in fields(self):
@@ -57,7 +60,7 @@ CAPS = {"parallel_docs": "max_parallel_docs", "claim_words": "max_option_count",
 
 
 def flag(name: str) -> str:
-    return {"timeout_s": "--timeout"}.get(name, "--" + name.replace("_", "-"))
+    return {"timeout_s": "--timeout", "body_timeout_s": "--body-timeout"}.get(name, "--" + name.replace("_", "-"))
 
 
 def option_names() -> list[str]:
@@ -134,7 +137,9 @@ def _deadline(raw: Any, limits: Limits) -> float:
 
 
 class BodyLimit:
-    """ASGI middleware: a request body over ``max_bytes`` is answered 413 before the app reads it.
+    """ASGI middleware: a request body over ``max_bytes`` is answered 413 before the app reads it,
+    and one that has not fully arrived ``body_timeout_s`` after the request began, 408 (the
+    connection is then closed: a client that promised a body and stalls holds nothing).
 
     The declared Content-Length is checked first; a body without one (chunked) is read up to the
     limit and then handed to the app as it came. Before a 413 the rest of the body is read and
@@ -154,16 +159,22 @@ class BodyLimit:
             drained = int(length) <= self._cap() and await self._discard(receive, 0)
             return await self._refuse(send, int(length), close=not drained)
         chunks, size, more = [], 0, True
-        while more:
-            msg = await receive()
-            if msg["type"] == "http.disconnect":
-                return
-            chunks.append(msg.get("body", b""))
-            size += len(chunks[-1])
-            more = msg.get("more_body", False)
-            if size > limit:
-                drained = await self._discard(receive, size) if more else True
-                return await self._refuse(send, size, at_least=more, close=not drained)
+        try:
+            async with asyncio.timeout(self.limits.body_timeout_s):  # a client that promises a body and stalls
+                while more:
+                    msg = await receive()
+                    if msg["type"] == "http.disconnect":
+                        return
+                    chunks.append(msg.get("body", b""))
+                    size += len(chunks[-1])
+                    more = msg.get("more_body", False)
+                    if size > limit:
+                        drained = await self._discard(receive, size) if more else True
+                        return await self._refuse(send, size, at_least=more, close=not drained)
+        except TimeoutError:
+            text = (f"the request body did not arrive within {self.limits.describe('body_timeout_s')} "
+                    f"({size} bytes received)")
+            return await self._send(send, 408, "timeout", text, close=True)
         body, done = b"".join(chunks), False
 
         async def replay():
@@ -193,8 +204,13 @@ class BodyLimit:
     async def _refuse(self, send, size: int, at_least: bool = False, close: bool = False) -> None:
         text = (f"request body of {'more than ' if at_least else ''}{size} bytes; the limit is "
                 f"{self.limits.describe('max_body_bytes')}")
-        payload = json.dumps({"error": {"type": "limit", "message": text}}).encode()
+        await self._send(send, 413, "limit", text, close=close)
+
+    @staticmethod
+    async def _send(send, status: int, kind: str, text: str, close: bool = False) -> None:
+        """A JSON error response (the service's shape) sent from the middleware."""
+        payload = json.dumps({"error": {"type": kind, "message": text}}).encode()
         headers = [(b"content-type", b"application/json"), (b"content-length", str(len(payload)).encode())]
-        await send({"type": "http.response.start", "status": 413,
+        await send({"type": "http.response.start", "status": status,
                     "headers": headers + ([(b"connection", b"close")] if close else [])})
         await send({"type": "http.response.body", "body": payload})

@@ -39,8 +39,11 @@ def serve(app, *, host: str = "127.0.0.1", port: int = 8000, log_level: str = "i
         VeriCiteError: the models failed to load (the server stops at once).
     """
     svc = app.state.service
+    # limit_concurrency bounds the connections slow clients can hold (503 beyond it); uvicorn has no
+    # timeout for a request's headers: on a shared network put a reverse proxy in front (docs/service.md)
     server = DrainingServer(uvicorn.Config(app, host=host, port=port, log_level=log_level, lifespan="on",
-                                           timeout_graceful_shutdown=None), svc)
+                                           timeout_graceful_shutdown=None,
+                                           limit_concurrency=svc.limits.max_connections), svc)
 
     def failed(message: str) -> None:
         server.should_exit = True

@@ -580,3 +580,27 @@ def test_a_russian_request_is_checked_by_the_routed_checker_with_the_request_opt
         assert (s["nli"], s["threshold"], s["min_statement_words"], s["lang"]) == ("ru-word-checker", 0.6, 2, "ru")
         assert ru_checker.calls
         assert c.post("/v1/answer", json=body()).json()["settings"]["nli"] == "word-checker"
+
+
+def test_a_client_that_promises_a_body_and_stalls_gets_408_and_frees_nothing_it_holds():
+    """The body must arrive within --body-timeout: a client that sends its headers and part of its body, then
+    nothing, gets 408 with the JSON error shape and its connection closed; honest requests go on."""
+    import socket
+
+    with serve_in_thread(create_app(fake_pipeline(), limits=Limits(body_timeout_s=0.5))) as srv, \
+            httpx.Client(base_url=srv.url, timeout=30) as c:
+        port = int(srv.url.rsplit(":", 1)[1])
+        with socket.create_connection(("127.0.0.1", port), timeout=10) as sock:
+            t0 = time.monotonic()
+            sock.sendall(b"POST /v1/answer HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+                         b"Content-Length: 1000\r\n\r\n{\"question\": ")
+            reply = b""
+            while chunk := sock.recv(65536):
+                reply += chunk
+            waited = time.monotonic() - t0
+        head, _, payload = reply.partition(b"\r\n\r\n")
+        assert head.startswith(b"HTTP/1.1 408") and b"connection: close" in head.lower()
+        err = json.loads(payload)["error"]
+        assert err["type"] == "timeout" and "--body-timeout" in err["message"]
+        assert 0.4 <= waited < 5
+        assert c.post("/v1/answer", json=body()).status_code == 200
