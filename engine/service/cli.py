@@ -47,7 +47,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="highest value a request may give an option that counts sentences or words, each costing work "
                         f"(claim_words, fallback_quotes, fallback_sentences, backbone_facts; default {_D.max_option_count})")
     p.add_argument(flag("body_timeout_s"), dest="body_timeout_s", type=float, default=_D.body_timeout_s,
-                   help=f"seconds to receive a request's whole body; a client that stalls gets 408 (default {_D.body_timeout_s:g})")
+                   help="seconds to receive a request's whole body; a client that stalls gets 408 "
+                        f"(default {_D.body_timeout_s:g})")
     p.add_argument(flag("max_connections"), type=int, default=_D.max_connections,
                    help="open connections and requests at once; beyond them 503 (uvicorn's limit_concurrency; "
                         f"default {_D.max_connections})")
