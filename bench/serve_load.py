@@ -142,7 +142,8 @@ def markdown(s: dict, meta: dict) -> str:
 
 
 # -- spawning a server ---------------------------------------------------------------------------
-def _free_port() -> int:
+def free_port() -> int:
+    """A free TCP port on 127.0.0.1 (free when asked: a server started next binds it)."""
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
@@ -150,9 +151,7 @@ def _free_port() -> int:
 
 def spawn(args, models_toml: str | None) -> tuple[subprocess.Popen, str]:
     """Start ``vericite serve`` on a free loopback port; returns once ``/ready`` answers 200."""
-    import httpx
-
-    port = _free_port()
+    port = free_port()
     cmd = [sys.executable, "-m", "vericite.engine.cli", "-q"] + (["--models", models_toml] if models_toml else [])
     cmd += ["serve", "--host", "127.0.0.1", "--port", str(port), "--workers", str(args.workers),
             "--queue-size", str(args.queue_size)]
@@ -162,19 +161,30 @@ def spawn(args, models_toml: str | None) -> tuple[subprocess.Popen, str]:
     if args.deadline:
         cmd += ["--timeout", f"{args.deadline:g}"]
     proc = subprocess.Popen(cmd)
-    url = f"http://127.0.0.1:{port}"
-    t_end = time.monotonic() + args.spawn_timeout
+    return proc, wait_ready(proc, f"http://127.0.0.1:{port}", cmd, args.spawn_timeout)
+
+
+def wait_ready(proc: subprocess.Popen, url: str, cmd: list[str], timeout_s: float, poll_s: float = 0.5) -> str:
+    """``url`` once the server that ``proc`` runs answers ``/ready`` with 200.
+
+    Raises:
+        ConfigError: the process exited, or it was not ready within ``timeout_s`` seconds (it is then stopped).
+    """
+    import httpx
+
+    t_end = time.monotonic() + timeout_s
     while time.monotonic() < t_end:
         if proc.poll() is not None:
             raise ConfigError(f"the spawned server exited with code {proc.returncode}: {' '.join(cmd)}")
         try:
             if httpx.get(f"{url}/ready", timeout=2).status_code == 200:
-                return proc, url
+                return url
         except httpx.TransportError:
             pass
-        time.sleep(0.5)
+        time.sleep(poll_s)
     proc.terminate()
-    raise ConfigError(f"the spawned server was not ready within {args.spawn_timeout:g} s")
+    proc.wait(30)
+    raise ConfigError(f"the spawned server was not ready within {timeout_s:g} s")
 
 
 def main(argv: list[str] | None = None, models_toml: str | None = None) -> int:

@@ -53,6 +53,7 @@ from vericite.engine.config.paths import REPO_ROOT
 from vericite.engine.errors import ConfigError, InputError
 
 from .common import git_revision
+from .serve_load import free_port, wait_ready
 
 #: the question and documents the fake service's LLM is scripted for (tests/serve_fake.py REPLIES;
 #: tests/unit/test_pipeline_rules.py Q and DOCS)
@@ -647,31 +648,14 @@ def spawn_fake(*, slow_s: float, workers: int, queue_size: int, wait_s: float = 
     Raises:
         ConfigError: no tests/serve_fake.py (not a source checkout), or the server exited or was not ready in time.
     """
-    import httpx
-
     if not (REPO_ROOT / "tests" / "serve_fake.py").is_file():
         raise ConfigError(f"{REPO_ROOT}/tests/serve_fake.py not found: the fake-backed server needs a source "
                           "checkout; or pass --url of a running `vericite serve`")
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
+    port = free_port()
     cmd = [sys.executable, "-m", "tests.serve_fake", "--port", str(port), "--slow-s", f"{slow_s:g}",
            "--workers", str(workers), "--queue-size", str(queue_size), "--log-level", "error"]
     proc = subprocess.Popen(cmd, cwd=REPO_ROOT)
-    url = f"http://127.0.0.1:{port}"
-    t_end = time.monotonic() + wait_s
-    while time.monotonic() < t_end:
-        if proc.poll() is not None:
-            raise ConfigError(f"the fake server exited with code {proc.returncode}: {' '.join(cmd)}")
-        try:
-            if httpx.get(f"{url}/ready", timeout=2).status_code == 200:
-                return proc, url
-        except httpx.TransportError:
-            pass
-        time.sleep(0.2)
-    proc.terminate()
-    proc.wait(30)
-    raise ConfigError(f"the fake server was not ready within {wait_s:g} s")
+    return proc, wait_ready(proc, f"http://127.0.0.1:{port}", cmd, wait_s, poll_s=0.2)
 
 
 def main(argv: list[str] | None = None, models_toml: str | None = None) -> int:

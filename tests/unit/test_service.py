@@ -41,20 +41,11 @@ from tests.serve_fake import fake_pipeline  # noqa: E402
 from tests.unit.test_pipeline_rules import DOCS, Q  # noqa: E402
 
 OPENAPI = REPO / "engine" / "service" / "openapi.json"
-TIMING = {"wall_ms", "nli_ms", "prompt_eval_ms", "generation_ms", "start_ms", "end_ms", "timeline"}
+from vericite.bench.serve_mix import untimed  # noqa: E402  (answers compared without their timings)
 
 
 def body(question: str = Q, docs=DOCS, **extra) -> dict:
     return {"question": question, "documents": [{"title": d.title, "text": d.text} for d in docs], **extra}
-
-
-def untimed(x):
-    """``x`` without wall-clock fields (they differ between any two runs)."""
-    if isinstance(x, dict):
-        return {k: untimed(v) for k, v in x.items() if k not in TIMING}
-    if isinstance(x, list):
-        return [untimed(v) for v in x]
-    return x
 
 
 def events(response) -> list[tuple[str, dict]]:
