@@ -1,7 +1,8 @@
 """The analyst's memo: an answer as Markdown a manager can check at a glance.
 
 ``[1, 3*]`` in the answer becomes Markdown footnotes (``[^1][^3]``, a partial one marked), each
-footnote names its document and quotes the span of it that carries each sentence citing it
+footnote names its document and quotes the spans of it that carry the sentences citing it (overlapping
+spans once, in reading order)
 (:class:`~vericite.engine.records.Quote`); then the conflicts between documents, what the marks
 mean, and what was left out and why (statements and facts the checks dropped, in a collapsible
 list). Headings follow the answer's language (Russian or English).
@@ -51,12 +52,14 @@ def memo(result: VerifiedAnswer) -> str:
         lines += [f"## {t['sources']}", ""]
         for c in cited:
             doc = result.documents[c - 1]
-            quotes = [q for s in result.final for q in s.quotes if q.document == c]
-            seen: list[str] = []
-            for q in quotes:
-                if q.text not in seen:
-                    seen.append(q.text)
-            quoted = " … ".join(f"«{x}»" if lang == "ru" else f"\"{x}\"" for x in seen)
+            spans = sorted({(q.start, q.end) for s in result.final for q in s.quotes if q.document == c})
+            merged: list[list[int]] = []
+            for a, b in spans:  # overlapping quotes of one document shown once, in reading order
+                if merged and a <= merged[-1][1]:
+                    merged[-1][1] = max(merged[-1][1], b)
+                else:
+                    merged.append([a, b])
+            quoted = " … ".join(f"«{x}»" if lang == "ru" else f"\"{x}\"" for x in (doc.text[a:b] for a, b in merged))
             title = doc.title or f"{t['document']} {c}"
             lines.append(f"[^{c}]: **[{c}] {title}**" + (f": {quoted}" if quoted else ""))
         lines.append("")

@@ -54,3 +54,21 @@ def test_the_briefs_russian_example_gives_a_russian_memo_with_its_conflict():
     assert used == set(defined) == {"1"} and "«Яндекс Маркет запущен в 2000 году как сервис" in defined["1"]
     assert "## Источники" in md and "## Противоречия между документами" in md
     assert "документ 3 указывает 2001, а документ 1 — 2000" in md
+
+
+def test_overlapping_quotes_of_one_document_are_shown_once_in_reading_order():
+    from dataclasses import replace
+
+    from vericite.engine.records import Quote
+
+    replies = {"answer": "Rush released the song Counterparts in 1993 [2].", "gate": "No",
+               "refine": "Rush released the song Counterparts in 1993 [2]."}
+    res = VeriCite(ScriptedLLM(replies), WordChecker(), settings=Settings(claim_words=0)).answer(Q, DOCS)
+    text = DOCS[1].text
+    cut = text.index(",")
+    late, early, wider = (Quote(2, cut + 2, len(text), text[cut + 2:], 0.9), Quote(2, 0, cut, text[:cut], 0.9),
+                          Quote(2, 0, cut + 1, text[:cut + 1], 0.9))
+    s = res.final[0]
+    res = replace(res, final=[replace(s, quotes=(late,)), replace(s, quotes=(early,)), replace(s, quotes=(wider,))])
+    _, defined = structure(memo(res))
+    assert defined["2"] == f'**[2] {DOCS[1].title}**: "{text[:cut + 1]}" … "{text[cut + 2:]}"'
