@@ -73,22 +73,21 @@ def refine(pipe: VeriCite, q: Question, verified: list[Statement], answer: Stage
             st.draft = st.draft.warn(D.EMPTY_NOTHING_VERIFIED, "no statement survived the NLI checks; the answer is empty")
         else:
             said = [strip_citations(s.raw or s.text) for s in answer.trace.statements] if answer else []
-            st.draft = _pick(pipe, q, st, verified, " ".join(said), said) or _merge(pipe, q, st, verified)
+            st.draft = _pick(pipe, q, st, verified, said) or _merge(pipe, q, st, verified)
     st.trace.wall_ms = round(t.ms, 1)
     return st
 
 
-def _pick(pipe: VeriCite, q: Question, st: Stage, verified: list[Statement], first: str = "",
-          said: Sequence[str] = ()) -> Draft | None:
+def _pick(pipe: VeriCite, q: Question, st: Stage, verified: list[Statement], said: Sequence[str] = ()) -> Draft | None:
     """The answer step (``refine`` = answer, :mod:`~vericite.engine.selection`): the LLM names
     the short answer and picks the verified sentences that show it; the draft is those
-    sentences with their citations; ``first`` (stage 1's answer, unchecked: it read every
-    document at once) helps it find the answer, and its first sentence that says anything beyond
-    the question (of ``said``, stage 1's sentences) points to the answer when the model's own
-    answer is in no verified sentence. None (the merge runs instead) when the setting
-    is off, the prompt set has no select step, or the reply cannot be read."""
+    sentences with their citations; ``said`` (stage 1's sentences, unchecked: it read every
+    document at once) helps it find the answer, and the first of them that says anything beyond
+    the question points to the answer when the model's own answer is in no verified sentence.
+    None (the merge runs instead) when the setting is off, the prompt set has no select step, or the reply cannot be read."""
     if pipe.settings.refine != "answer" or "select" not in q.prompts.steps:
         return None
+    first = " ".join(said)
     log.info("stage 3: picking the answer from %d verified statements", len(verified))
     verified = ranked(verified, q.text, first)  # listed most relevant first
     lines = numbered(verified)
