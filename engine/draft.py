@@ -111,11 +111,14 @@ class Draft:
     notes: tuple[str, ...] = ()
     warnings: tuple[Caveat, ...] = ()
     picked: bool = False  # the answer step picked these sentences (engine/selection.py): nothing is put back
+    quoted: tuple[str, ...] = ()  # document sentences the answer step quotes verbatim: they add nothing
 
     @classmethod
-    def of(cls, text: str, notes: Sequence[str] = (), warnings: Sequence[Caveat] = (), *, picked: bool = False) -> Draft:
-        """A draft of unchecked ``text`` (the refinement's reply, the picked sentences, quotes, or "")."""
-        return cls((Block(text),) if text else (), (), tuple(notes), tuple(warnings), picked)
+    def of(cls, text: str, notes: Sequence[str] = (), warnings: Sequence[Caveat] = (), *, picked: bool = False,
+           quoted: Sequence[str] = ()) -> Draft:
+        """A draft of unchecked ``text`` (the refinement's reply, the picked sentences, quotes, or "");
+        ``quoted``: the sentences of it that are document sentences verbatim."""
+        return cls((Block(text),) if text else (), (), tuple(notes), tuple(warnings), picked, tuple(quoted))
 
     @property
     def sentences(self) -> list[Statement]:
@@ -185,11 +188,11 @@ def final_check(d: Draft, f: Facts) -> Draft:
 
 def add_nothing(d: Draft, f: Facts) -> Draft:
     """Stage 3 adds nothing (``add_nothing``): a refined sentence that passed the checker but
-    says what no verified sentence says, or only talks about the prompt
-    (:func:`~vericite.engine.text.content.adds`), fails the final check."""
+    says what no verified sentence (nor document sentence the answer step quotes) says, or only
+    talks about the prompt (:func:`~vericite.engine.text.content.adds`), fails the final check."""
     if not (f.verified and f.settings.add_nothing):
         return d
-    sources = " ".join(v.text for v in f.verified)
+    sources = " ".join([*(v.text for v in f.verified), *d.quoted])
     changed: dict[int, Statement] = {}
     for s in d.sentences:
         why = adds(s.text, sources, f.question, f.lang) if s.verdict == R.SUPPORTED else None

@@ -183,7 +183,7 @@ def resolve_pronoun(s: Statement, titles: Sequence[str]) -> Statement:
 
 
 def compose(sel: Selection, verified: Sequence[Statement], question: str, lang: str = "en",
-            titles: Sequence[str] = (), opening: str = "") -> Picked:
+            titles: Sequence[str] = (), opening: str = "", quotes: Sequence[Statement] = ()) -> Picked:
     """The answer's sentences from the model's selection.
 
     - the picks, without one that says nothing the earlier picks do not (a repeated fact: all its
@@ -200,14 +200,67 @@ def compose(sel: Selection, verified: Sequence[Statement], question: str, lang: 
     - the sentences that name the answer first, then the other picks that share a name with them
       (:func:`links`; the others are left out: facts the model added beside the answer; a question
       of two parts keeps them all, :func:`several_parts`), at most :data:`MAX_PICKS`;
+    - stage 1's answer first (:func:`lead`): when another verified sentence or document sentence
+      (``quotes``: the documents' sentences verbatim, each citing its document) says more of what
+      stage 1's ``opening`` says beyond the question than the first sentence chosen, it leads,
+      after the sentence that ties it to the question when it names nothing the question does;
     - an opening pronoun resolved to the cited document's title (:func:`resolve_pronoun`;
       ``titles``: the documents' titles in order).
     """
     picked = _compose(sel, verified, question, lang, opening)
+    if not sel.yes_no:
+        picked = lead(picked, verified, quotes, question, opening, lang, titles)
     resolved = tuple(resolve_pronoun(s, titles) for s in picked.sentences)
     changed = [f"{a.text!r} -> {b.text!r}" for a, b in zip(picked.sentences, resolved) if a is not b]
     notes = picked.notes + ((f"answer: pronouns resolved to the cited document's title: {changed}",) if changed else ())
     return replace(picked, sentences=resolved, notes=notes)
+
+
+def lead(picked: Picked, verified: Sequence[Statement], quotes: Sequence[Statement], question: str,
+         opening: str, lang: str = "en", titles: Sequence[str] = ()) -> Picked:
+    """``picked`` led by stage 1's answer. Stage 1 reads every document at once and its ``opening``
+    (first sentence saying anything beyond the question) names the answer about as often as a
+    plain cited answer does, but it is one sentence over two documents and rarely passes its
+    check; the answer step picks from the verified sentences only, which often lack the answer.
+    So the sentence of ``verified`` or ``quotes`` sharing the most
+    :func:`~vericite.engine.text.content.answer_words` with the opening (verified ones first among
+    equals, then the most relevant to the question and the opening) leads when it shares more than
+    the first picked sentence does. When it names nothing the question names (the second hop: "He
+    has had seven top 20 US albums"), the picked, verified or document sentence that links it to
+    the question (shares a name, or its document's title, with it, and a word with the question)
+    goes before it (it shares at least two words with the question), so the answer is a chain
+    ending in the answer. The other picks follow only for a question of two parts
+    (:func:`several_parts`), at most :data:`MAX_PICKS` sentences in all. Unchanged when the opening says nothing beyond the question or
+    no sentence shares a word with it; the picks' caveat is dropped when a sentence leads."""
+    key = answer_words(opening, question, lang)
+    pool = [*verified, *quotes]
+    if not key or not pool:
+        return picked
+
+    def score(s: Statement) -> int:
+        return len(answer_words(s.text, question, lang) & key)
+
+    top = max(score(s) for s in pool)
+    first = picked.sentences[0] if picked.sentences else None
+    if top == 0 or (first is not None and score(first) >= top):
+        return picked
+    best = [s for s in verified if score(s) == top] or [s for s in quotes if score(s) == top]
+    head = best[0] if len(best) == 1 else ranked(best, question, opening)[0]
+    title = titles[head.citations[0] - 1] if head.citations and 0 < head.citations[0] <= len(titles) else ""
+    chain = [head]
+    if not any(found(n, head.text) for n in names_in(question)):
+        named = f"{head.text} {title}"
+        asked = answer_words(question, "", lang)
+        tie = [s for s in [*picked.sentences, *verified, *quotes] if s is not head and s.text != head.text
+               and links(s.text, named, question) and len(answer_words(s.text, "", lang) & asked) >= 2]
+        if tie:
+            chain = [ranked(tie, question)[0], head]
+    shown = " ".join(s.text for s in chain)
+    rest = [s for s in picked.sentences if s not in chain and s.text not in shown] if several_parts(question) else []
+    sentences = _without_repeats(chain + rest, question, lang)[:MAX_PICKS]
+    note = (f"answer: led by the sentence closest to stage 1's opening {opening!r}: {head.text!r}"
+            + (f", after the sentence tying it to the question: {chain[0].text!r}" if len(chain) > 1 else ""))
+    return Picked(tuple(sentences), picked.notes + (note,), None)
 
 
 def anchored(verified: Sequence[Statement], question: str, opening: str, lang: str = "en") -> Statement | None:

@@ -19,6 +19,7 @@ from ..selection import compose, numbered, parse_selection, ranked, select_gramm
 from ..text.citations import merge_adjacent, strip_citations
 from ..text.content import answer_words
 from ..text.relevance import relevant_sentences
+from ..text.splitter import split_sentences
 from ..verifier import answer_claims
 from .calls import chat, cite_grammar, complete, documents_block, split_lang
 from .context import Question, Stage
@@ -102,10 +103,23 @@ def _pick(pipe: VeriCite, q: Question, st: Stage, verified: list[Statement], sai
         st.trace.notes.append(f"answer step: no 'Answer:' line in the reply {call.text[:200]!r}; merged instead")
         return None
     opening = next((t for t in said if answer_words(t, q.text, q.lang)), "")
-    picked = compose(sel, verified, q.text, q.lang, titles=[d.title for d in q.documents], opening=opening)
+    quotes = document_sentences(pipe, q)
+    picked = compose(sel, verified, q.text, q.lang, titles=[d.title for d in q.documents], opening=opening,
+                     quotes=quotes)
+    said_by = {v.text for v in verified}  # the rest are document sentences (a pronoun resolved to its title)
+    quoted = tuple(s.text for s in picked.sentences if s.text not in said_by)
     draft = Draft.of(merge_adjacent(" ".join(with_citations(s) for s in picked.sentences)), picked.notes,
-                     picked=True)
+                     picked=True, quoted=quoted)
     return draft.warn(picked.caveat.code, picked.caveat.text) if picked.caveat else draft
+
+
+def document_sentences(pipe: VeriCite, q: Question) -> list[Statement]:
+    """Every sentence of the documents as the LLM saw them, verbatim, each citing its document
+    (1-based), in document order: what the answer step may quote when no verified sentence
+    carries stage 1's answer (:func:`~vericite.engine.selection.lead`); the final check checks
+    them like any answer sentence."""
+    return [Statement(R.REFINE, sent, (i + 1,), R.KEPT, None, sent)
+            for i, d in enumerate(q.shown) for sent in split_sentences(d.text, split_lang(pipe, q, d.text[:2000]))]
 
 
 def _merge(pipe: VeriCite, q: Question, st: Stage, verified: list[Statement]) -> Draft:
