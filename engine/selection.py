@@ -218,23 +218,33 @@ def compose(sel: Selection, verified: Sequence[Statement], question: str, lang: 
 
 def lead(picked: Picked, verified: Sequence[Statement], quotes: Sequence[Statement], question: str,
          opening: str, lang: str = "en", titles: Sequence[str] = ()) -> Picked:
-    """``picked`` led by stage 1's answer. Stage 1 reads every document at once and its ``opening``
-    (first sentence saying anything beyond the question) names the answer about as often as a
-    plain cited answer does, but it is one sentence over two documents and rarely passes its
-    check; the answer step picks from the verified sentences only, which often lack the answer.
-    So the sentence of ``verified`` or ``quotes`` sharing the most
-    :func:`~vericite.engine.text.content.answer_words` with the opening (verified ones first among
-    equals, then the most relevant to the question and the opening) leads when it shares more than
-    the first picked sentence does. When it names nothing the question names (the second hop: "He
-    has had seven top 20 US albums"), the picked, verified or document sentence that links it to
-    the question (shares a name, or its document's title, with it, and a word with the question)
-    goes before it (it shares at least two words with the question), so the answer is a chain
-    ending in the answer. The other picks follow only for a question of two parts
-    (:func:`several_parts`), at most :data:`MAX_PICKS` sentences in all. Unchanged when the opening says nothing beyond the question or
-    no sentence shares a word with it; the picks' caveat is dropped when a sentence leads."""
+    """``picked`` led by stage 1's answer.
+
+    Stage 1 reads every document at once and its ``opening`` (first sentence saying anything
+    beyond the question) names the answer about as often as a plain cited answer does, but it is
+    one sentence over two documents and rarely passes its check; the answer step picks from the
+    verified sentences only, which often lack the answer. So the sentence of ``verified`` or
+    ``quotes`` (document sentences, verbatim) sharing the most
+    :func:`~vericite.engine.text.content.answer_words` with the opening (verified ones first
+    among equals, then the most relevant to the question and the opening) leads when it shares
+    more than the first picked sentence does. When it names nothing the question names (the
+    second hop: "He has had seven top 20 US albums"), the picked, verified or document sentence
+    that ties it to the question goes before it: it shares a name, or the head's document title,
+    with the head (:func:`links`) and at least two words with the question; one citing another
+    document first. The answer is then a chain ending in the answer; the other picks follow only
+    for a question of two parts (:func:`several_parts`), at most :data:`MAX_PICKS` sentences in all.
+
+    Returns:
+        ``picked`` unchanged when the opening says nothing beyond the question or shares fewer
+        than two words with it (it answers something else: "The Piedmont region was developed
+        into cotton plantations" for a question about a county), no sentence
+        shares a word with it, or the first pick already says the most; else the new sentences,
+        a trace note, and no caveat (a sentence now carries stage 1's answer).
+    """
     key = answer_words(opening, question, lang)
     pool = [*verified, *quotes]
-    if not key or not pool:
+    asked = answer_words(question, "", lang)
+    if not key or not pool or len(answer_words(opening, "", lang) & asked) < 2:  # not an answer to this question
         return picked
 
     def score(s: Statement) -> int:
@@ -250,11 +260,11 @@ def lead(picked: Picked, verified: Sequence[Statement], quotes: Sequence[Stateme
     chain = [head]
     if not any(found(n, head.text) for n in names_in(question)):
         named = f"{head.text} {title}"
-        asked = answer_words(question, "", lang)
         tie = [s for s in [*picked.sentences, *verified, *quotes] if s is not head and s.text != head.text
                and links(s.text, named, question) and len(answer_words(s.text, "", lang) & asked) >= 2]
-        if tie:
-            chain = [ranked(tie, question)[0], head]
+        if tie:  # the hop before: from another document when one has it
+            other = [s for s in tie if not set(s.citations) & set(head.citations)]
+            chain = [ranked(other or tie, question)[0], head]
     shown = " ".join(s.text for s in chain)
     rest = [s for s in picked.sentences if s not in chain and s.text not in shown] if several_parts(question) else []
     sentences = _without_repeats(chain + rest, question, lang)[:MAX_PICKS]

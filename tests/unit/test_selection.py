@@ -227,3 +227,55 @@ def test_a_title_that_is_not_a_name_is_not_put_for_a_pronoun():
     it = fact("It has 703 rooms and suites.", (1,))
     assert SEL.resolve_pronoun(it, ["Press release 2021"]) is it
     assert SEL.resolve_pronoun(it, ["Charles Carroll of Carrollton"]).text.startswith("Charles Carroll of Carrollton has")
+
+
+def quote(text: str, doc: int) -> Statement:
+    return Statement(R.REFINE, text, (doc,), R.KEPT, None, text)
+
+
+HARRY_Q = "How many top 20 albums has the singer of the When Harry Met Sally soundtrack had?"
+SOUNDTRACK = fact("The soundtrack to When Harry Met Sally was performed by Harry Connick Jr.", (1,))
+CRYSTAL = fact("Billy Crystal starred in When Harry Met Sally.", (1,))
+CONNICK = [quote("Harry Connick Jr. is an American singer.", 2), quote("He has had seven top 20 US albums.", 2)]
+HARRY_TITLES = ["When Harry Met Sally (soundtrack)", "Harry Connick Jr."]
+
+
+def test_stage_1s_answer_leads_from_a_document_sentence_after_the_sentence_tying_it_to_the_question():
+    # no verified sentence says "seven" (stage 1 said it, over two documents, unverified); the model
+    # picked a fact beside the answer: the document sentence that says it is quoted, after the
+    # verified sentence that ties its document's subject to the question, its pronoun resolved
+    opening = "The singer of the soundtrack has had seven top 20 US albums."
+    picked = SEL.compose(SEL.Selection("Billy Crystal", (1,)), [SOUNDTRACK, CRYSTAL], HARRY_Q, titles=HARRY_TITLES,
+                         opening=opening, quotes=CONNICK)
+    assert [s.text for s in picked.sentences] == [SOUNDTRACK.text, "Harry Connick Jr. has had seven top 20 US albums."]
+    assert picked.caveat is None and any("stage 1's opening" in n for n in picked.notes)
+    # no other document ties it: its own document's sentence that shares words with the question does
+    alone = SEL.compose(SEL.Selection("Billy Crystal", (0,)), [CRYSTAL], HARRY_Q, titles=HARRY_TITLES,
+                        opening=opening, quotes=CONNICK)
+    assert [s.text for s in alone.sentences] == [CONNICK[0].text, "Harry Connick Jr. has had seven top 20 US albums."]
+    # nothing ties it: the answer sentence alone
+    alone = SEL.compose(SEL.Selection("Billy Crystal", (0,)), [CRYSTAL], HARRY_Q, titles=HARRY_TITLES,
+                        opening=opening, quotes=CONNICK[1:])
+    assert [s.text for s in alone.sentences] == ["Harry Connick Jr. has had seven top 20 US albums."]
+
+
+def test_the_picks_stand_when_they_already_say_stage_1s_answer_or_stage_1_says_nothing_new():
+    said = fact("Harry Connick Jr. has had seven top 20 US albums.", (2,))
+    for sel, verified, opening in ((SEL.Selection("seven", (0,)), [said, SOUNDTRACK], "He has had seven top 20 albums."),
+                                   (SEL.Selection("Billy Crystal", (1,)), [SOUNDTRACK, CRYSTAL],
+                                    "The singer of the soundtrack had top 20 albums."),
+                                   (SEL.Selection("Billy Crystal", (1,)), [SOUNDTRACK, CRYSTAL], "Toto sold records.")):
+        plain = SEL.compose(sel, verified, HARRY_Q, titles=HARRY_TITLES, opening=opening)
+        assert SEL.compose(sel, verified, HARRY_Q, titles=HARRY_TITLES, opening=opening, quotes=CONNICK) == plain
+
+
+def test_a_quoted_document_sentence_passes_the_final_check_and_adds_nothing():
+    # stage 1's answer (1983) is in no verified fact, the model found none: the document's sentence
+    # is the answer, checked like any final sentence, and not failed as "new words" by add_nothing
+    replies = {**REPLIES, "answer": "The drummer of Rush was inducted in 1983 [2].",
+               "extract:1": "Neil Peart was a Canadian musician.", "select": "Answer: unknown\nSentences: {Neil}"}
+    llm = PickingLLM(replies)
+    pipe = VeriCite(llm, WordChecker(), prompts=PromptSet.load("facts-en-kv"), settings=Settings(claim_words=0))
+    res = pipe.answer("In which year was the drummer of Rush inducted into the Modern Drummer Hall of Fame?", DOCS)
+    assert res.answer == "Peart was inducted into the Modern Drummer Hall of Fame in 1983 [1]."
+    assert [s.verdict for s in res.final] == [R.SUPPORTED] and res.warnings == []
