@@ -232,7 +232,8 @@ def lead(picked: Picked, verified: Sequence[Statement], quotes: Sequence[Stateme
     that ties it to the question goes before it: it shares a name, or the head's document title,
     with the head (:func:`links`) and at least two words with the question; one citing another
     document first. The answer is then a chain ending in the answer; the other picks follow only
-    for a question of two parts (:func:`several_parts`), at most :data:`MAX_PICKS` sentences in all.
+    for a question of two parts (:func:`several_parts`; for a comparison, "..., A or B?", only those
+    naming A or B), at most :data:`MAX_PICKS` sentences in all.
 
     Returns:
         ``picked`` unchanged when the opening says nothing beyond the question or shares fewer
@@ -267,6 +268,9 @@ def lead(picked: Picked, verified: Sequence[Statement], quotes: Sequence[Stateme
             chain = [ranked(other or tie, question)[0], head]
     shown = " ".join(s.text for s in chain)
     rest = [s for s in picked.sentences if s not in chain and s.text not in shown] if several_parts(question) else []
+    choices = _choices(question)
+    if choices:  # a comparison: the other one's sentence, not more
+        rest = [s for s in rest if any(all(found(w, s.text) for w in c.split()) for c in choices)]
     sentences = _without_repeats(chain + rest, question, lang)[:MAX_PICKS]
     note = (f"answer: led by the sentence closest to stage 1's opening {opening!r}: {head.text!r}"
             + (f", after the sentence tying it to the question: {chain[0].text!r}" if len(chain) > 1 else ""))
@@ -356,11 +360,23 @@ _PARTS = re.compile(r"\b(?:and|или|и)\s+(?:when|where|which|what|who|whom|ho
                     r"когда|где|как|какой|какая|какое|какие|кто|что|почему|сколько|зачем)\b", re.I)
 
 
+# "Who was born first, Erika Jayne or Marco Da Silva?", "Кто старше, Пирт или Мун?"
+_CHOICE = re.compile(r",[^,]+\s(?:or|или)\s[^,]+$", re.I)
+
+
+def _choices(question: str) -> list[str]:
+    """The two things a comparison question names after its comma ("Erika Jayne", "Marco Da
+    Silva"); [] for another question."""
+    m = _CHOICE.search(question.strip().rstrip("?").rstrip())
+    return [c.strip() for c in re.split(r"\s(?:or|или)\s", m.group(0).lstrip(","), flags=re.I)] if m else []
+
+
 def several_parts(question: str) -> bool:
     """Whether the question asks two things joined by "and" ("When was it launched and which
-    categories does it sell?", "Когда ... и какие ..."): the picks that answer the second part
-    share no name with the sentence that names the first part's answer, and are kept."""
-    return bool(_PARTS.search(question))
+    categories does it sell?", "Когда ... и какие ..."), or compares two it names after a comma
+    ("Who was born first, Erika Jayne or Marco Da Silva?"): the picks that answer the second part,
+    or say the other one's date, share no name with the sentence that names the answer, and are kept."""
+    return bool(_PARTS.search(question) or _choices(question))
 
 
 def links(sentence: str, named: str, question: str) -> bool:

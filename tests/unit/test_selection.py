@@ -221,6 +221,20 @@ def test_a_question_of_two_parts_keeps_the_pick_that_answers_the_second():
         assert (sells in picked.sentences) == kept
     assert SEL.several_parts("Когда запустили Яндекс Маркет и какие категории там есть?")
     assert not SEL.several_parts("Which band released Counterparts and had a drummer who was inducted?")
+    assert SEL.several_parts("Who was born first, Erika Jayne or Marco Da Silva")
+    assert SEL.several_parts("Кто старше, Нил Пирт или Кит Мун?")
+    assert not SEL.several_parts("Was Counterparts released by Rush or by Toto?")  # no comma: one thing asked
+
+
+def test_a_comparison_keeps_the_other_ones_sentence_after_stage_1s_answer():
+    q = "Who was born first, Erika Jayne or Marco Da Silva?"
+    marco = fact("Marco Da Silva was born on 10 April 1992.", (2,))
+    erika = quote("Erika Jayne was born on July 10, 1971.", 1)
+    edson = fact("Edson Aparecido da Silva was born in Villa Maria, Brazil.", (3,))
+    picked = SEL.compose(SEL.Selection("Marco Da Silva", (0, 1)), [marco, edson], q,
+                         titles=["Erika Jayne", "Marco Da Silva", "Edson Aparecido da Silva"],
+                         opening="Erika Jayne was born first, on July 10, 1971.", quotes=[erika])
+    assert picked.sentences == (erika, marco)  # not another Da Silva the question does not name
 
 
 def test_a_title_that_is_not_a_name_is_not_put_for_a_pronoun():
