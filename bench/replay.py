@@ -94,9 +94,10 @@ class ReplayLLM:
             prompt = messages if isinstance(messages, str) else messages[-1]["content"]
             m = _SHORT.search(prompt)
             stage = purpose.split(":", 1)[1].split(":")[0]
-            text = self.rewrites.get((stage, _norm(m.group(1))), "") if m else ""
-            return LLMCall(purpose, 0, 0, 0, 0.0, 0.0, 0.0, "stop", text)
-        if self.calls[purpose]:
+            key = (stage, _norm(m.group(1))) if m else None
+            if key in self.rewrites or self.live is None:  # as recorded; a fragment new to this replay goes live
+                return LLMCall(purpose, 0, 0, 0, 0.0, 0.0, 0.0, "stop", self.rewrites.get(key, ""))
+        elif self.calls[purpose]:
             return self.calls[purpose].popleft()
         if self.live is not None:
             self.asked.append(purpose)

@@ -371,6 +371,30 @@ def _choices(question: str) -> list[str]:
     return [c.strip() for c in re.split(r"\s(?:or|или)\s", m.group(0).lstrip(","), flags=re.I)] if m else []
 
 
+_YES_NO_QUESTION = re.compile(r"^\W*(?:is|are|was|were|do|does|did|can|could|has|have|had|will|would|should)\b"
+                              r"|\sли\b", re.I)
+
+
+def conclusion(sel: Selection, question: str, opening: str = "", lang: str = "en") -> str:
+    """The short answer a yes/no or comparison question needs said, for the answer to open with:
+    the model's "Yes"/"No" to a yes/no question ("Are both ...?"); for a comparison ("Who was born
+    first, A or B?") the one of A and B that stage 1's ``opening`` names alone (it read both
+    documents at once: "Erika Jayne was born first"), else the one the model's answer names alone
+    (often a copied sentence about one of them); "" for any other question or when neither says one. The caller
+    cites it with the documents of the sentences shown, and the final check rewrites it as a claim
+    with the question ("Erika Jayne was born first") and checks it against those documents joined,
+    like any short final sentence."""
+    if sel.yes_no:
+        word = _WORD.findall(sel.answer)[0]
+        return word.capitalize() if _YES_NO_QUESTION.search(question) else ""
+    choices = _choices(question)
+    for text in (opening, sel.answer):
+        named = [c for c in choices if names(c, text, lang)]
+        if len(named) == 1:
+            return named[0]
+    return ""
+
+
 def several_parts(question: str) -> bool:
     """Whether the question asks two things joined by "and" ("When was it launched and which
     categories does it sell?", "Когда ... и какие ..."), or compares two it names after a comma

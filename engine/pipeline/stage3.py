@@ -15,7 +15,7 @@ from .. import records as R
 from ..conflicts import Conflict, find_conflicts
 from ..draft import Draft, with_citations
 from ..records import StageTrace, Statement
-from ..selection import compose, numbered, parse_selection, ranked, select_grammar
+from ..selection import compose, conclusion, numbered, parse_selection, ranked, select_grammar
 from ..text.citations import merge_adjacent, strip_citations
 from ..text.content import answer_words
 from ..text.relevance import relevant_sentences
@@ -108,8 +108,14 @@ def _pick(pipe: VeriCite, q: Question, st: Stage, verified: list[Statement], sai
                      quotes=quotes)
     said_by = {v.text for v in verified}  # the rest are document sentences (a pronoun resolved to its title)
     quoted = tuple(s.text for s in picked.sentences if s.text not in said_by)
-    draft = Draft.of(merge_adjacent(" ".join(with_citations(s) for s in picked.sentences)), picked.notes,
-                     picked=True, quoted=quoted)
+    sentences = [with_citations(s) for s in picked.sentences]
+    notes = picked.notes
+    short = conclusion(sel, q.text, opening, q.lang) if picked.sentences else ""
+    if short:  # "Yes" / the one compared: a fragment the final check makes a claim of and checks
+        cites = tuple(dict.fromkeys(c for s in picked.sentences for c in s.citations))
+        sentences.insert(0, with_citations(Statement(R.REFINE, f"{short}.", cites, R.KEPT, None, short)))
+        notes += (f"answer: opens with the short answer {short!r}, cited with the sentences shown",)
+    draft = Draft.of(merge_adjacent(" ".join(sentences)), notes, picked=True, quoted=quoted)
     return draft.warn(picked.caveat.code, picked.caveat.text) if picked.caveat else draft
 
 

@@ -293,3 +293,29 @@ def test_a_quoted_document_sentence_passes_the_final_check_and_adds_nothing():
     res = pipe.answer("In which year was the drummer of Rush inducted into the Modern Drummer Hall of Fame?", DOCS)
     assert res.answer == "Peart was inducted into the Modern Drummer Hall of Fame in 1983 [1]."
     assert [s.verdict for s in res.final] == [R.SUPPORTED] and res.warnings == []
+
+
+def test_a_comparison_or_yes_no_answer_opens_with_its_short_answer_checked_as_a_claim():
+    from vericite.engine.records import Document
+
+    q = "Who was born first, Erika Jayne or Marco Da Silva?"
+    replies = {"answer": "Erika Jayne was born earlier [1].", "gate": "Yes",
+               "extract:1": "Erika Jayne was born on July 10, 1971.", "extract:2": "Marco Da Silva was born on 10 April 1992.",
+               "select": "Sentences: {Marco}, {Erika}\nAnswer: Erika Jayne", "claim": "Erika Jayne was born first."}
+    for first, kept in (("first of her family", True), ("in Atlanta", False)):
+        docs = [Document("Erika Jayne", f"Erika Jayne was born on July 10, 1971, {first}."),
+                Document("Marco Da Silva", "Marco Da Silva was born on 10 April 1992.")]
+        llm = PickingLLM(replies)
+        res = VeriCite(llm, WordChecker(), prompts=PromptSet.load("facts-en-kv")).answer(q, docs)
+        both = "Erika Jayne was born on July 10, 1971 [1]. Marco Da Silva was born on 10 April 1992 [2]."
+        # the short answer, cited with the sentences shown ([1][2]), is rewritten with the question and
+        # checked (document 1 alone carries it here: [2] is removed); a claim they do not carry is
+        # removed like any final sentence, the rest stands
+        assert res.answer == ("Erika Jayne was born first [1]. " if kept else "") + both
+        assert "claim:refine" in [p for p, *_ in llm.calls]
+    yes = SEL.Selection("Yes, both are.", ())
+    assert SEL.conclusion(yes, "Are Rush and Toto both bands?") == "Yes"
+    assert SEL.conclusion(yes, "Which bands are both Canadian?") == ""  # not a yes/no question
+    assert SEL.conclusion(SEL.Selection("Rush", ()), "Which is older, Rush or Toto?") == "Rush"
+    assert SEL.conclusion(SEL.Selection("both", ()), "Which is older, Rush or Toto?", "Toto is older than Rush.") == ""
+    assert SEL.conclusion(SEL.Selection("Rush", ()), "Who drummed for Rush?") == ""
