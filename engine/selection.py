@@ -163,19 +163,28 @@ def _a_name(title: str) -> bool:
     return 0 < len(words) <= 6 and all(w[0].isupper() or w.lower() in _LOWER_IN_NAMES for w in words)
 
 
-def resolve_pronoun(s: Statement, titles: Sequence[str]) -> Statement:
+def _named_in(name: str, text: str) -> bool:
+    """Whether every capitalised word of ``name`` occurs in ``text`` as written, capital included: the
+    document calls its subject so ("Neil Peart" in "Neil Ellwood Peart ... Peart received"), where a
+    title that is a common noun occurs lower-case or inflected ("Пресс-релиз" in "В пресс-релизе ...")."""
+    caps = [w for w in re.findall(r"[^\W\d_][\w'’.-]*", name) if w[0].isupper()]
+    return all(re.search(rf"(?<!\w){re.escape(w)}(?!\w)", text) for w in caps)
+
+
+def resolve_pronoun(s: Statement, titles: Sequence[str], texts: Sequence[str] = ()) -> Statement:
     """``s`` with an opening singular pronoun ("It has 703 rooms", "His brother ...", "Он родился ...") replaced by
     the title of the one document it cites ("Palms Casino Resort has 703 rooms"; a possessive
     gets "'s"; a title's closing parenthesis, "Steve Smith (musician)", is dropped): a fact copied
     from a document says "He" for the document's subject, which in an answer of several
-    sentences reads as someone else. Unchanged when it cites several documents or its document's
-    title does not read as a name (:func:`_a_name`). The final check then checks the sentence as
-    resolved."""
+    sentences reads as someone else. Unchanged when it cites several documents, its document's
+    title does not read as a name (:func:`_a_name`), or, with the documents' ``texts`` given, the
+    document never calls anything by the title's capitalised words ("Пресс-релиз" for a press
+    release's "Он", which means Yandex Market). The final check then checks the sentence as resolved."""
     m = _PRONOUN.match(s.text)
     if not m or len(s.citations) != 1 or not 1 <= s.citations[0] <= len(titles):
         return s
     name = re.sub(r"\s*\([^)]*\)\s*$", "", titles[s.citations[0] - 1]).strip()
-    if not _a_name(name):
+    if not _a_name(name) or (len(texts) >= s.citations[0] and not _named_in(name, texts[s.citations[0] - 1])):
         return s
     name = f"{name}'s" if m.group("p") in _POSSESSIVE else name
     text = name + s.text[m.end():]
@@ -183,7 +192,8 @@ def resolve_pronoun(s: Statement, titles: Sequence[str]) -> Statement:
 
 
 def compose(sel: Selection, verified: Sequence[Statement], question: str, lang: str = "en",
-            titles: Sequence[str] = (), opening: str = "", quotes: Sequence[Statement] = ()) -> Picked:
+            titles: Sequence[str] = (), opening: str = "", quotes: Sequence[Statement] = (),
+            texts: Sequence[str] = ()) -> Picked:
     """The answer's sentences from the model's selection.
 
     - the picks, without one that says nothing the earlier picks do not (a repeated fact: all its
@@ -205,12 +215,12 @@ def compose(sel: Selection, verified: Sequence[Statement], question: str, lang: 
       stage 1's ``opening`` says beyond the question than the first sentence chosen, it leads,
       after the sentence that ties it to the question when it names nothing the question does;
     - an opening pronoun resolved to the cited document's title (:func:`resolve_pronoun`;
-      ``titles``: the documents' titles in order).
+      ``titles``, ``texts``: the documents' titles and texts in order).
     """
     picked = _compose(sel, verified, question, lang, opening)
     if not sel.yes_no:
         picked = lead(picked, verified, quotes, question, opening, lang, titles)
-    resolved = tuple(resolve_pronoun(s, titles) for s in picked.sentences)
+    resolved = tuple(resolve_pronoun(s, titles, texts) for s in picked.sentences)
     changed = [f"{a.text!r} -> {b.text!r}" for a, b in zip(picked.sentences, resolved) if a is not b]
     notes = picked.notes + ((f"answer: pronouns resolved to the cited document's title: {changed}",) if changed else ())
     return replace(picked, sentences=resolved, notes=notes)

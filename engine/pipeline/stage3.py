@@ -105,7 +105,7 @@ def _pick(pipe: VeriCite, q: Question, st: Stage, verified: list[Statement], sai
     opening = next((t for t in said if answer_words(t, q.text, q.lang)), "")
     quotes = document_sentences(pipe, q)
     picked = compose(sel, verified, q.text, q.lang, titles=[d.title for d in q.documents], opening=opening,
-                     quotes=quotes)
+                     quotes=quotes, texts=[d.text for d in q.documents])
     said_by = {v.text for v in verified}  # the rest are document sentences (a pronoun resolved to its title)
     quoted = tuple(s.text for s in picked.sentences if s.text not in said_by)
     sentences = [with_citations(s) for s in picked.sentences]

@@ -239,6 +239,13 @@ def test_a_comparison_keeps_the_other_ones_sentence_after_stage_1s_answer():
 
 def test_a_title_that_is_not_a_name_is_not_put_for_a_pronoun():
     it = fact("It has 703 rooms and suites.", (1,))
+    # the brief's example: the press release's "Он" is Yandex Market, and it never calls anything "Пресс-релиз"
+    he = fact("Он предлагает бытовую технику, книги и игрушки.", (1,))
+    release = "Маркет предлагает бытовую технику, книги и игрушки. В пресс-релизе также сообщается о новых пунктах."
+    assert SEL.resolve_pronoun(he, ["Пресс-релиз"], [release]) is he
+    assert SEL.resolve_pronoun(he, ["Маркет"], [release]).text.startswith("Маркет предлагает")
+    assert SEL.resolve_pronoun(fact("He was a drummer.", (1,)), ["Neil Peart"],
+                               ["Neil Ellwood Peart was a drummer. Peart wrote lyrics."]).text == "Neil Peart was a drummer."
     assert SEL.resolve_pronoun(it, ["Press release 2021"]) is it
     assert SEL.resolve_pronoun(it, ["Charles Carroll of Carrollton"]).text.startswith("Charles Carroll of Carrollton has")
 
