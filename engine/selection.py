@@ -153,13 +153,14 @@ _PRONOUN = re.compile(r"^(?P<p>He|She|It|His|Her|Its|Он|Она|Оно)\b(?=\s)
 _POSSESSIVE = frozenset({"His", "Her", "Its"})
 
 
+_NAME_WORD = re.compile(r"[^\W\d_][\w'’.-]*")  # a word of a title or name: starts with a letter
 _LOWER_IN_NAMES = frozenset({"of", "the", "and", "de", "da", "di", "von", "van", "du", "la", "le", "del", "in", "on"})
 
 
 def _a_name(title: str) -> bool:
     """Whether a title reads as a name ("Palms Casino Resort", "Charles Carroll of Carrollton"):
     at most six words, each alphabetic one capitalised or a name particle ("Press release 2021" is not)."""
-    words = re.findall(r"[^\W\d_][\w'’.-]*", title)
+    words = _NAME_WORD.findall(title)
     return 0 < len(words) <= 6 and all(w[0].isupper() or w.lower() in _LOWER_IN_NAMES for w in words)
 
 
@@ -167,7 +168,7 @@ def _named_in(name: str, text: str) -> bool:
     """Whether every capitalised word of ``name`` occurs in ``text`` as written, capital included: the
     document calls its subject so ("Neil Peart" in "Neil Ellwood Peart ... Peart received"), where a
     title that is a common noun occurs lower-case or inflected ("Пресс-релиз" in "В пресс-релизе ...")."""
-    caps = [w for w in re.findall(r"[^\W\d_][\w'’.-]*", name) if w[0].isupper()]
+    caps = [w for w in _NAME_WORD.findall(name) if w[0].isupper()]
     return all(re.search(rf"(?<!\w){re.escape(w)}(?!\w)", text) for w in caps)
 
 

@@ -124,8 +124,8 @@ def document_sentences(pipe: VeriCite, q: Question) -> list[Statement]:
     (1-based), in document order: what the answer step may quote when no verified sentence
     carries stage 1's answer (:func:`~vericite.engine.selection.lead`); the final check checks
     them like any answer sentence."""
-    return [Statement(R.REFINE, sent, (i + 1,), R.KEPT, None, sent)
-            for i, d in enumerate(q.shown) for sent in split_sentences(d.text, split_lang(pipe, q, d.text[:2000]))]
+    return [_quote(i, sent) for i, d in enumerate(q.shown)
+            for sent in split_sentences(d.text, split_lang(pipe, q, d.text[:2000]))]
 
 
 def _merge(pipe: VeriCite, q: Question, st: Stage, verified: list[Statement]) -> Draft:
@@ -162,7 +162,12 @@ def fallback_quotes(pipe: VeriCite, q: Question) -> list[str]:
     texts = [d.text for d in q.shown]
     found = relevant_sentences(q.text, texts, n, split_lang(pipe, q, " ".join(texts)[:2000]))
     in_order = sorted(found, key=lambda f: (f[0], texts[f[0]].find(f[1])))
-    return [with_citations(Statement(R.REFINE, sent, (i + 1,), R.KEPT, None, sent)) for i, sent in in_order]
+    return [with_citations(_quote(i, sent)) for i, sent in in_order]
+
+
+def _quote(i: int, sent: str) -> Statement:
+    """Document ``i``'s (0-based) sentence ``sent`` as a stage-3 sentence citing it, verbatim."""
+    return Statement(R.REFINE, sent, (i + 1,), R.KEPT, None, sent)
 
 
 def rules(pipe: VeriCite, q: Question, refine: Stage, answer: Stage, verified: list[Statement]) -> Draft:
