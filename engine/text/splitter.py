@@ -16,6 +16,9 @@ the pipeline and the evaluator alike:
 - Marks that are the subject of a reporting verb ("... bands. [1] states that Lee sang.") belong to
   the sentence they start: it becomes the reported claim with its marks ("Lee sang [1]."), and
   the sentence before keeps only its own marks.
+- A sentence that reports what "the passage" says ("The passage states that Lee sang [2].",
+  "В тексте говорится, что ...") becomes the reported claim ("Lee sang [2]."): the opener is
+  about the prompt, and shown in an answer it reads as template debris.
 """
 from __future__ import annotations
 
@@ -43,6 +46,15 @@ _LINE_NUMBER = re.compile(r"^\d{1,2}[.)]\s+(?=\S)")
 #: "[1] states that ..." / "[2] also mentions ...": a lower-case reporting verb after leading marks
 _REPORTING = re.compile(r"(?:also\s+)?(?:states|says|mentions|confirms|notes|shows|indicates|reports|explains|adds|"
                         r"suggests|describes|reveals|clarifies|specifies|explicitly states)\s+(?:also\s+)?(?:that\s+)?")
+#: "The passage (also) states that ..." / "According to the text, ..." / "В документе говорится, что ...":
+#: an opener about the prompt before the claim (the 1.5B model's stage-2 facts start so, 1 answer in 10)
+_PROMPT_OPENER = re.compile(
+    r"(?:(?:the|this)\s+(?:passage|document|text|article|source)\s+(?:also\s+)?"
+    r"(?:states|says|mentions|notes|explains|indicates|reports|confirms)\s+(?:also\s+)?that\s+"
+    r"|according\s+to\s+(?:the|this)\s+(?:passage|document|text|article|source)\s*,\s*"
+    r"|(?:в|во)\s+(?:документе|тексте|отрывке|статье|источнике)\s+(?:также\s+)?"
+    r"(?:говорится|сказано|указано|упоминается|отмечается|утверждается)\s*,?\s*(?:что\s+)?)",
+    re.IGNORECASE)
 
 
 def known_language(lang: str) -> bool:
@@ -172,6 +184,7 @@ def split_statements(text: str, lang: str = "en") -> list[str]:
                     sent = marks
                 if not sent:
                     continue
+                sent = _without_opener(sent)
                 if not any(ch.isalnum() for ch in strip_citations(sent)):
                     if out and parse_marks(sent):  # "[2]." after a full stop: the marks close the sentence before
                         out[-1] = f"{out[-1]} {parse_marks(sent)}"
@@ -180,6 +193,25 @@ def split_statements(text: str, lang: str = "en") -> list[str]:
                     continue
                 out.append(sent)
     return out
+
+
+_QUOTES = {'"': '"', "\u201c": "\u201d", "\u00ab": "\u00bb"}  # opening -> closing quotation mark
+
+
+def _without_opener(sent: str) -> str:
+    """``sent`` without an opener about the prompt (:data:`_PROMPT_OPENER`), capitalised; a
+    quotation mark it opens and never closes goes too ('The passage states that "From 1800 on,
+    clans moved [2].' -> 'From 1800 on, clans moved [2].'). Unchanged when nothing is left."""
+    opener = _PROMPT_OPENER.match(sent)
+    if not opener:
+        return sent
+    rest = sent[opener.end():].strip()
+    closing = _QUOTES.get(rest[:1])
+    if closing and closing not in rest[1:]:
+        rest = rest[1:].lstrip()
+    if not any(ch.isalnum() for ch in strip_citations(rest)):
+        return sent
+    return rest[0].upper() + rest[1:]
 
 
 def _reported(claim: str, marks: str) -> str:

@@ -50,6 +50,24 @@ def test_marks_that_start_a_reported_claim_belong_to_it():
     ]
 
 
+def test_a_sentence_reporting_what_the_passage_says_becomes_the_claim():
+    """Stage-2 facts of the 1.5B model open "The passage states that ..." (1 answer in 10 showed
+    one); the opener is about the prompt, and a quotation mark it opens and never closes goes."""
+    text = ('The passage states that "From the late 18th century onwards, Orlam clans crossed the Orange River [2].\n'
+            "The passage also states that originally constructed as the AOL Time Warner Center, it opened in 2004 [4]. "
+            'According to the text, "Rush" is a band [1]. The passage states that [3]. '
+            "The passage mentions a river [5].")
+    assert split_statements(text) == [
+        "From the late 18th century onwards, Orlam clans crossed the Orange River [2].",
+        "Originally constructed as the AOL Time Warner Center, it opened in 2004 [4].",
+        '"Rush" is a band [1].',                    # a quotation closed in the claim stays
+        "The passage states that [3].",             # nothing after the opener: the sentence as written
+        "The passage mentions a river [5].",        # not an opener before a claim
+    ]
+    assert split_statements("В тексте говорится, что Яндекс Маркет основан в 2000 году [1].", "ru") == [
+        "Яндекс Маркет основан в 2000 году [1]."]
+
+
 def test_threads_splitting_at_once_get_their_own_sentences():
     """pysbd keeps the text on its Segmenter: one shared by two threads (the checker's batcher
     splitting premises while the pipeline splits claims) mixed their sentences."""
