@@ -151,6 +151,33 @@ class Picked:
 # Russian nominatives only (a possessive "Его" would need the title in the genitive)
 _PRONOUN = re.compile(r"^(?P<p>He|She|It|His|Her|Its|Он|Она|Оно)\b(?=\s)")
 _POSSESSIVE = frozenset({"His", "Her", "Its"})
+#: an opening word that points at someone or something named outside the sentence
+_DANGLING = re.compile(r"^(?:He|She|It|They|His|Her|Its|Their|This|These|Those|"
+                       r"Он|Она|Оно|Они|Его|Её|Ее|Их|Это|Эти)\b(?=\s)")
+
+
+def dangling(text: str) -> bool:
+    """Whether ``text`` opens with a pronoun or demonstrative ("They are valued as ornamental
+    trees", "His record was broken", "Это ..."): alone, or first in an answer, it points at
+    nothing the reader has been told."""
+    return bool(_DANGLING.match(text))
+
+
+def antecedents_first(sentences: Sequence[Statement]) -> list[Statement]:
+    """``sentences`` with each one that opens with a pronoun (:func:`dangling`) placed after a
+    sentence of its document that does not, when one follows it ("They are valued as
+    ornamental trees [2]. Virgilia is a genus of Southern African trees [2]." -> the genus
+    first); otherwise in their order."""
+    out = list(sentences)
+    for s in sentences:
+        if not dangling(s.text):
+            continue
+        k = out.index(s)
+        named = [p for p in out if p is not s and set(p.citations) & set(s.citations) and not dangling(p.text)]
+        if named and all(out.index(p) > k for p in named):
+            out.remove(named[0])
+            out.insert(k, named[0])
+    return out
 
 
 _NAME_WORD = re.compile(r"[^\W\d_][\w'’.-]*")  # a word of a title or name: starts with a letter
@@ -216,15 +243,23 @@ def compose(sel: Selection, verified: Sequence[Statement], question: str, lang: 
       stage 1's ``opening`` says beyond the question than the first sentence chosen, it leads,
       after the sentence that ties it to the question when it names nothing the question does;
     - an opening pronoun resolved to the cited document's title (:func:`resolve_pronoun`;
-      ``titles``, ``texts``: the documents' titles and texts in order).
+      ``titles``, ``texts``: the documents' titles and texts in order); a sentence whose pronoun
+      stays put after a sentence of its document that names the subject (:func:`antecedents_first`),
+      and a document sentence whose pronoun stays never leads (:func:`lead`).
     """
     picked = _compose(sel, verified, question, lang, opening)
     if not sel.yes_no:
-        picked = lead(picked, verified, quotes, question, opening, lang, titles)
+        # a document sentence opening "His record ..." may not lead or tie: alone it points at nobody
+        clear = [q for q in quotes if not dangling(resolve_pronoun(q, titles, texts).text)]
+        picked = lead(picked, verified, clear, question, opening, lang, titles)
     resolved = tuple(resolve_pronoun(s, titles, texts) for s in picked.sentences)
     changed = [f"{a.text!r} -> {b.text!r}" for a, b in zip(picked.sentences, resolved) if a is not b]
     notes = picked.notes + ((f"answer: pronouns resolved to the cited document's title: {changed}",) if changed else ())
-    return replace(picked, sentences=resolved, notes=notes)
+    ordered = tuple(antecedents_first(resolved))
+    if ordered != resolved:
+        notes += (f"answer: a sentence opening with a pronoun put after its document's sentence naming the subject: "
+                  f"{[s.text for s in ordered]}",)
+    return replace(picked, sentences=ordered, notes=notes)
 
 
 def lead(picked: Picked, verified: Sequence[Statement], quotes: Sequence[Statement], question: str,

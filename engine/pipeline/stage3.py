@@ -15,7 +15,7 @@ from .. import records as R
 from ..conflicts import Conflict, find_conflicts
 from ..draft import Draft, with_citations
 from ..records import StageTrace, Statement
-from ..selection import compose, conclusion, numbered, parse_selection, ranked, select_grammar
+from ..selection import compose, conclusion, numbered, parse_selection, ranked, resolve_pronoun, select_grammar
 from ..text.citations import merge_adjacent, strip_citations
 from ..text.content import answer_words
 from ..text.relevance import relevant_sentences
@@ -155,14 +155,17 @@ def fallback_quotes(pipe: VeriCite, q: Question) -> list[str]:
     """The fallback answer when nothing was verified (``fallback_quotes`` = N > 0): the N
     sentences of the documents as the LLM saw them that are most relevant to the question
     (:func:`~vericite.engine.text.relevance.relevant_sentences`), verbatim, each ending with its
-    document's citation, in document order; the final check then checks them like any answer."""
+    document's citation, in document order, an opening pronoun resolved to the document's title
+    (:func:`~vericite.engine.selection.resolve_pronoun`: "It has 15,900 ATMs" -> "Bank of America has
+    15,900 ATMs"); the final check then checks them like any answer."""
     n = pipe.settings.fallback_quotes
     if n < 1:
         return []
     texts = [d.text for d in q.shown]
     found = relevant_sentences(q.text, texts, n, split_lang(pipe, q, " ".join(texts)[:2000]))
     in_order = sorted(found, key=lambda f: (f[0], texts[f[0]].find(f[1])))
-    return [with_citations(_quote(i, sent)) for i, sent in in_order]
+    titles = [d.title for d in q.shown]
+    return [with_citations(resolve_pronoun(_quote(i, sent), titles, texts)) for i, sent in in_order]
 
 
 def _quote(i: int, sent: str) -> Statement:

@@ -158,6 +158,16 @@ def test_nothing_verified_quotes_the_most_relevant_document_sentences(checker):
     assert one.answer == "Counterparts is a song by the Canadian rock band Rush, released in 1993 [2]."
 
 
+def test_a_quoted_sentence_opening_with_a_pronoun_names_its_documents_subject(checker):
+    """A fallback quote "He was the drummer of the rock band Rush" said nothing about who: its
+    pronoun is resolved to the document's title, and the sentence checked as resolved."""
+    pipe = VeriCite(ScriptedLLM({"answer": "Rush is great.", "gate": "No"}), checker, prompts=PromptSet.load("paper-en"),
+                    settings=Settings(claim_words=0, fallback_quotes=2))
+    res = pipe.answer("Which musician was the drummer of Rush?", DOCS)
+    assert res.answer == "Neil Peart was a Canadian musician [1]. Neil Peart was the drummer of the rock band Rush [1]."
+    assert [s.verdict for s in res.final] == [R.SUPPORTED, R.SUPPORTED]
+
+
 def test_documents_truncated_to_fit_context_with_warning(checker):
     llm = ScriptedLLM({"answer": "", "gate": "No"})
     llm.n_ctx = 700

@@ -280,6 +280,35 @@ def test_stage_1s_answer_leads_from_a_document_sentence_after_the_sentence_tying
     assert [s.text for s in alone.sentences] == ["Harry Connick Jr. has had seven top 20 US albums."]
 
 
+def test_a_document_sentence_opening_with_a_pronoun_that_stays_never_leads_the_answer():
+    # "His record ..." of a list article (a title that is no name) tied "Lionel Messi" to the question
+    # and opened the answer, pointing at nobody; a pronoun its title resolves may still lead
+    q = "Who has the highest goals in world football?"
+    opening = "Lionel Messi has the highest goals in world football."
+    titles = ["Pelé", "Godfrey Chitalu", "list of top international goalscorers"]
+    messi = quote("FIFA would ratify neither Lionel Messi's nor Chitalu's records.", 2)
+    his = quote("His record was broken by Roda Antar after his 20th goal in a FIFA World Cup qualifier.", 3)
+    picked = SEL.compose(SEL.Selection("Lionel Messi", (0,)), [fact("Pelé scored 1281 goals.")], q, titles=titles,
+                         opening=opening, quotes=[messi, his])
+    assert [s.text for s in picked.sentences] == [messi.text]
+    named = SEL.compose(SEL.Selection("Lionel Messi", (0,)), [fact("Pelé scored 1281 goals.")], q,
+                        titles=[*titles[:2], "Wartan Ghazarian"], opening=opening, quotes=[messi, his],
+                        texts=["", "", "Wartan Ghazarian scored. His record was broken by Roda Antar."])
+    assert [s.text for s in named.sentences][0].startswith("Wartan Ghazarian's record was broken")
+
+
+def test_a_sentence_opening_with_a_pronoun_follows_its_documents_sentence_naming_the_subject():
+    q = "Is the Virgilia found in Africa?"
+    they = fact("They are valued as ornamental trees by gardeners.", (2,))
+    genus = fact("Virgilia is a genus of Southern African trees.", (2,))
+    other = fact("Koeleria is a genus of grasses.", (1,))
+    picked = SEL.compose(SEL.Selection("yes", (0, 1, 2)), [they, other, genus], q, titles=["Koeleria", "Virgilia"])
+    assert [s.text for s in picked.sentences] == [genus.text, they.text, other.text]
+    assert SEL.antecedents_first([they, other, genus]) == [genus, they, other]
+    assert SEL.antecedents_first([genus, other, they]) == [genus, other, they]   # named before: unchanged
+    assert SEL.antecedents_first([they, other]) == [they, other]                 # nothing names it: unchanged
+
+
 def test_the_picks_stand_when_they_already_say_stage_1s_answer_or_stage_1_says_nothing_new():
     said = fact("Harry Connick Jr. has had seven top 20 US albums.", (2,))
     for sel, verified, opening in ((SEL.Selection("seven", (0,)), [said, SOUNDTRACK], "He has had seven top 20 albums."),
