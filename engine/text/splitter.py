@@ -46,12 +46,14 @@ _LINE_NUMBER = re.compile(r"^\d{1,2}[.)]\s+(?=\S)")
 #: "[1] states that ..." / "[2] also mentions ...": a lower-case reporting verb after leading marks
 _REPORTING = re.compile(r"(?:also\s+)?(?:states|says|mentions|confirms|notes|shows|indicates|reports|explains|adds|"
                         r"suggests|describes|reveals|clarifies|specifies|explicitly states)\s+(?:also\s+)?(?:that\s+)?")
-#: "The passage (also) states that ..." / "According to the text, ..." / "В документе говорится, что ...":
+#: "The passage (also) states that ..." / "According to the information in the passages, ..." /
+#: "В документе говорится, что ...":
 #: an opener about the prompt before the claim (the 1.5B model's stage-2 facts start so, 1 answer in 10)
 _PROMPT_OPENER = re.compile(
     r"(?:(?:the|this)\s+(?:passage|document|text|article|source)\s+(?:also\s+)?"
     r"(?:states|says|mentions|notes|explains|indicates|reports|confirms)\s+(?:also\s+)?that\s+"
-    r"|according\s+to\s+(?:the|this)\s+(?:passage|document|text|article|source)\s*,\s*"
+    r"|(?:according\s+to|based\s+on)\s+(?:the|this)\s+(?:(?:information|facts|details)\s+(?:provided\s+|given\s+)?"
+    r"(?:in|from)\s+the\s+)?(?:passage|document|text|article|source)s?\s*,\s*"
     r"|(?:в|во)\s+(?:документе|тексте|отрывке|статье|источнике)\s+(?:также\s+)?"
     r"(?:говорится|сказано|указано|упоминается|отмечается|утверждается)\s*,?\s*(?:что\s+)?)",
     re.IGNORECASE)

@@ -56,12 +56,15 @@ def test_a_sentence_reporting_what_the_passage_says_becomes_the_claim():
     text = ('The passage states that "From the late 18th century onwards, Orlam clans crossed the Orange River [2].\n'
             "The passage also states that originally constructed as the AOL Time Warner Center, it opened in 2004 [4]. "
             'According to the text, "Rush" is a band [1]. The passage states that [3]. '
+            "According to the information provided in the passages, Lee sang [2]. Based on the passages, Rush won [4]. "
             "The passage mentions a river [5].")
     assert split_statements(text) == [
         "From the late 18th century onwards, Orlam clans crossed the Orange River [2].",
         "Originally constructed as the AOL Time Warner Center, it opened in 2004 [4].",
         '"Rush" is a band [1].',                    # a quotation closed in the claim stays
         "The passage states that [3].",             # nothing after the opener: the sentence as written
+        "Lee sang [2].",
+        "Rush won [4].",
         "The passage mentions a river [5].",        # not an opener before a claim
     ]
     assert split_statements("В тексте говорится, что Яндекс Маркет основан в 2000 году [1].", "ru") == [
