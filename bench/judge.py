@@ -49,6 +49,11 @@ For every output:
   one part of a multi-part answer is given.
 - "wrong": it answers something else, or gives a wrong answer.
 - "no_answer": it says it cannot answer, or says nothing that addresses the question.
+A long-form question (its gold is a written answer, a list of claims, or question/answer pairs for the
+readings of an ambiguous question): "correct" when the output answers the question plainly, early, and its
+points agree with the gold (for an ambiguous question, at least one reading answered clearly); "partial"
+when only a side point of the gold is given or the answer is buried; "wrong" when it contradicts the gold or
+answers another question.
 For every sentence of the output (its "sentences" list), judge whether the documents it cites ("cited", by
 number) say it, using only their text, as a strict fact-checker: "supported", "partial" (a substantive part
 is not stated in the cited documents), "not_supported" (or it cites nothing). Template debris ("According to

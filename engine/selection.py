@@ -241,7 +241,7 @@ def compose(sel: Selection, verified: Sequence[Statement], question: str, lang: 
     - stage 1's answer first (:func:`lead`): when another verified sentence or document sentence
       (``quotes``: the documents' sentences verbatim, each citing its document) says more of what
       stage 1's ``opening`` says beyond the question than the first sentence chosen, it leads,
-      after the sentence that ties it to the question when it names nothing the question does;
+      followed by the sentence that ties it to the question when it names nothing the question does;
     - an opening pronoun resolved to the cited document's title (:func:`resolve_pronoun`;
       ``titles``, ``texts``: the documents' titles and texts in order); a sentence whose pronoun
       stays put after a sentence of its document that names the subject (:func:`antecedents_first`),
@@ -275,9 +275,11 @@ def lead(picked: Picked, verified: Sequence[Statement], quotes: Sequence[Stateme
     among equals, then the most relevant to the question and the opening) leads when it shares
     more than the first picked sentence does. When it names nothing the question names (the
     second hop: "He has had seven top 20 US albums"), the picked, verified or document sentence
-    that ties it to the question goes before it: it shares a name, or the head's document title,
+    that ties it to the question follows it: it shares a name, or the head's document title,
     with the head (:func:`links`) and at least two words with the question; one citing another
-    document first. The answer is then a chain ending in the answer; the other picks follow only
+    document first. The answer is then the answer, then its link to the question (readers judge
+    an answer by whether it says the answer early and plainly: the tie first buried it in the
+    second sentence); the other picks follow only
     for a question of two parts (:func:`several_parts`; for a comparison, "..., A or B?", only those
     naming A or B), at most :data:`MAX_PICKS` sentences in all.
 
@@ -311,7 +313,7 @@ def lead(picked: Picked, verified: Sequence[Statement], quotes: Sequence[Stateme
                and links(s.text, named, question) and len(answer_words(s.text, "", lang) & asked) >= 2]
         if tie:  # the hop before: from another document when one has it
             other = [s for s in tie if not set(s.citations) & set(head.citations)]
-            chain = [ranked(other or tie, question)[0], head]
+            chain = [head, ranked(other or tie, question)[0]]
     shown = " ".join(s.text for s in chain)
     rest = [s for s in picked.sentences if s not in chain and s.text not in shown] if several_parts(question) else []
     choices = _choices(question)
@@ -319,7 +321,7 @@ def lead(picked: Picked, verified: Sequence[Statement], quotes: Sequence[Stateme
         rest = [s for s in rest if any(all(found(w, s.text) for w in c.split()) for c in choices)]
     sentences = _without_repeats(chain + rest, question, lang)[:MAX_PICKS]
     note = (f"answer: led by the sentence closest to stage 1's opening {opening!r}: {head.text!r}"
-            + (f", after the sentence tying it to the question: {chain[0].text!r}" if len(chain) > 1 else ""))
+            + (f", then the sentence tying it to the question: {chain[1].text!r}" if len(chain) > 1 else ""))
     return Picked(tuple(sentences), picked.notes + (note,), None)
 
 

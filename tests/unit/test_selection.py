@@ -261,19 +261,19 @@ CONNICK = [quote("Harry Connick Jr. is an American singer.", 2), quote("He has h
 HARRY_TITLES = ["When Harry Met Sally (soundtrack)", "Harry Connick Jr."]
 
 
-def test_stage_1s_answer_leads_from_a_document_sentence_after_the_sentence_tying_it_to_the_question():
+def test_stage_1s_answer_leads_from_a_document_sentence_then_the_sentence_tying_it_to_the_question():
     # no verified sentence says "seven" (stage 1 said it, over two documents, unverified); the model
-    # picked a fact beside the answer: the document sentence that says it is quoted, after the
-    # verified sentence that ties its document's subject to the question, its pronoun resolved
+    # picked a fact beside the answer: the document sentence that says it is quoted first (readers
+    # want the answer early), its pronoun resolved, then the verified sentence tying its subject to the question
     opening = "The singer of the soundtrack has had seven top 20 US albums."
     picked = SEL.compose(SEL.Selection("Billy Crystal", (1,)), [SOUNDTRACK, CRYSTAL], HARRY_Q, titles=HARRY_TITLES,
                          opening=opening, quotes=CONNICK)
-    assert [s.text for s in picked.sentences] == [SOUNDTRACK.text, "Harry Connick Jr. has had seven top 20 US albums."]
+    assert [s.text for s in picked.sentences] == ["Harry Connick Jr. has had seven top 20 US albums.", SOUNDTRACK.text]
     assert picked.caveat is None and any("stage 1's opening" in n for n in picked.notes)
     # no other document ties it: its own document's sentence that shares words with the question does
     alone = SEL.compose(SEL.Selection("Billy Crystal", (0,)), [CRYSTAL], HARRY_Q, titles=HARRY_TITLES,
                         opening=opening, quotes=CONNICK)
-    assert [s.text for s in alone.sentences] == [CONNICK[0].text, "Harry Connick Jr. has had seven top 20 US albums."]
+    assert [s.text for s in alone.sentences] == ["Harry Connick Jr. has had seven top 20 US albums.", CONNICK[0].text]
     # nothing ties it: the answer sentence alone
     alone = SEL.compose(SEL.Selection("Billy Crystal", (0,)), [CRYSTAL], HARRY_Q, titles=HARRY_TITLES,
                         opening=opening, quotes=CONNICK[1:])
@@ -294,7 +294,8 @@ def test_a_document_sentence_opening_with_a_pronoun_that_stays_never_leads_the_a
     named = SEL.compose(SEL.Selection("Lionel Messi", (0,)), [fact("Pelé scored 1281 goals.")], q,
                         titles=[*titles[:2], "Wartan Ghazarian"], opening=opening, quotes=[messi, his],
                         texts=["", "", "Wartan Ghazarian scored. His record was broken by Roda Antar."])
-    assert [s.text for s in named.sentences][0].startswith("Wartan Ghazarian's record was broken")
+    assert [s.text for s in named.sentences][0] == messi.text
+    assert [s.text for s in named.sentences][1].startswith("Wartan Ghazarian's record was broken")
 
 
 def test_a_sentence_opening_with_a_pronoun_follows_its_documents_sentence_naming_the_subject():
