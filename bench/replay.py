@@ -14,7 +14,9 @@ becomes ``--label`` and ``replay`` records what the replay could not reproduce:
 - ``live``: calls with no recorded reply answered by the ``--llm`` model (a new step, e.g. stage 3's
   answer step on rows recorded with the merge);
 - ``stale_refine``: the verified sentences given to stage 3 differ from the recorded ones, so the
-  recorded refinement answers another prompt (count these rows apart; the rest are exact);
+  recorded refinement answers another prompt (count these rows apart; the rest are exact); with
+  ``--llm``, the answer step's call (``select``) is then asked live, as a new run would ask it
+  (listed in ``live``), instead of applying the recorded picks to a list they were not made for;
 - ``same_output``: the replayed answer equals the recorded one.
 
 The summary line also counts the citations of supported final sentences and those whose recorded
@@ -61,6 +63,9 @@ def _norm(text: str) -> str:
     return " ".join(strip_citations(text).split())
 
 
+_LISTED = re.compile(r"^S\d+: (.*)$", re.M)  # a numbered sentence of the answer step's prompt
+
+
 class ReplayLLM:
     """An LLM that answers each call with the recorded reply of one result row.
 
@@ -68,8 +73,10 @@ class ReplayLLM:
     recorded order; a claim rewrite (purpose ``claim:*``) returns the full sentence the recorded
     trace shows for the fragment named in the prompt. A call with nothing recorded is answered by
     ``live`` (a real LLM, listed in ``asked``) when given, else with empty text (listed in
-    ``missing``). Token counts are ``live``'s, else ~4 characters per token (they only size
-    prompts, which a replay without ``live`` sends nowhere).
+    ``missing``). With ``live``, the answer step's call (``select``) whose numbered sentences are
+    not the recorded verified ones is asked live too (its recorded picks number another list).
+    Token counts are ``live``'s, else ~4 characters per token (they only size prompts, which a
+    replay without ``live`` sends nowhere).
     """
 
     name = "replay"
@@ -81,6 +88,7 @@ class ReplayLLM:
         self.calls: dict[str, deque] = defaultdict(deque)
         self.rewrites: dict[tuple[str, str], str] = {}
         self.missing: list[str] = []
+        self.verified = {strip_citations(t).strip() for t, _ in verified_set(trace)} if trace.get("stages") else set()
         for st in trace.get("stages", []):
             for c in st.get("llm_calls", []):
                 if not c["purpose"].startswith("claim:"):
@@ -97,6 +105,9 @@ class ReplayLLM:
             key = (stage, _norm(m.group(1))) if m else None
             if key in self.rewrites or self.live is None:  # as recorded; a fragment new to this replay goes live
                 return LLMCall(purpose, 0, 0, 0, 0.0, 0.0, 0.0, "stop", self.rewrites.get(key, ""))
+        elif purpose == "select" and self.live is not None and self._listed(messages) != self.verified:
+            if self.calls[purpose]:
+                self.calls[purpose].popleft()  # made for another list of sentences
         elif self.calls[purpose]:
             return self.calls[purpose].popleft()
         if self.live is not None:
@@ -104,6 +115,12 @@ class ReplayLLM:
             return self.live.chat(messages, max_tokens=max_tokens, purpose=purpose, grammar=grammar)
         self.missing.append(purpose)
         return LLMCall(purpose, 0, 0, 0, 0.0, 0.0, 0.0, "stop", "")
+
+    @staticmethod
+    def _listed(messages) -> set[str]:
+        """The sentences a ``select`` prompt numbers ("S1: text" lines, :func:`numbered`)."""
+        prompt = messages if isinstance(messages, str) else messages[-1]["content"]
+        return set(_LISTED.findall(prompt))
 
     def yes_probability(self, messages, *, purpose) -> tuple[float, LLMCall]:
         call = self.chat(messages, max_tokens=1, purpose=purpose)

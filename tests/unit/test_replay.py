@@ -68,3 +68,29 @@ def test_quote_counts_count_supported_citations_and_quotes_that_pass_the_thresho
         {"verdict": "unsupported", "citations": [1], "quotes": [{"document": 1, "score": 0.99}]}]}
     assert quote_counts(trace) == (3, 1)
     assert quote_counts({"settings": {"threshold": 0.7}, "final_check": None}) == (0, 0)
+
+
+def test_a_select_call_over_other_sentences_than_recorded_is_asked_live():
+    """The answer step's recorded picks ("Sentences: S2") number the recorded list of verified
+    sentences; when a rule changed that list, a live LLM answers the new prompt, as a new run would."""
+    from vericite.bench.replay import ReplayLLM
+
+    call = {"purpose": "select", "prompt_tokens": 1, "prompt_tokens_computed": 1, "completion_tokens": 1,
+            "prompt_eval_ms": 0.0, "generation_ms": 0.0, "wall_ms": 0.0, "finish_reason": "stop",
+            "text": "Sentences: S2\nAnswer: 16", "score": None}
+    trace = {"stages": [
+        {"name": "answer", "llm_calls": [], "statements": [
+            {"text": "The Lakers won the finals 16 times.", "citations": [1], "verdict": "kept"}]},
+        {"name": "evidence", "llm_calls": [], "statements": [
+            {"text": "The Celtics won the finals 17 times.", "citations": [2], "verdict": "kept"},
+            {"text": "Rush is a band.", "citations": [2], "verdict": "dropped:not_entailed"}]},
+        {"name": "refine", "llm_calls": [call], "statements": []}]}
+    same = [{"role": "user", "content": "Q\nS1: The Celtics won the finals 17 times.\nS2: The Lakers won the finals 16 times."}]
+    other = [{"role": "user", "content": "Q\nS1: The Lakers won the finals 16 times."}]
+    live = ScriptedLLM({"select": "Sentences: S1\nAnswer: 16"})
+    assert ReplayLLM(trace, live=live).chat(same, max_tokens=9, purpose="select").text == call["text"]
+    replay = ReplayLLM(trace, live=live)
+    assert replay.chat(other, max_tokens=9, purpose="select").text == "Sentences: S1\nAnswer: 16"
+    assert replay.asked == ["select"]
+    # without a live LLM the recorded reply stands (the row is counted as stale_refine)
+    assert ReplayLLM(trace).chat(other, max_tokens=9, purpose="select").text == call["text"]
