@@ -46,6 +46,9 @@ _LINE_NUMBER = re.compile(r"^\d{1,2}[.)]\s+(?=\S)")
 #: "[1] states that ..." / "[2] also mentions ...": a lower-case reporting verb after leading marks
 _REPORTING = re.compile(r"(?:also\s+)?(?:states|says|mentions|confirms|notes|shows|indicates|reports|explains|adds|"
                         r"suggests|describes|reveals|clarifies|specifies|explicitly states)\s+(?:also\s+)?(?:that\s+)?")
+#: a sentence's end, then marks that are a reporting verb's subject: '... administration. [2] mentions that "X'
+#: starts a new statement even where pysbd does not split (an open quotation mark before it)
+_REPORTED_CLAIM = re.compile(r"(?<=[.!?])([\"”»]?)\s+(?=(?:\[\d+(?:,\s*\d+)*\]\s*)+" + _REPORTING.pattern + ")")
 #: "The passage (also) states that ..." / "According to the information in the passages, ..." /
 #: "В документе говорится, что ...":
 #: an opener about the prompt before the claim (the 1.5B model's stage-2 facts start so, 1 answer in 10)
@@ -166,7 +169,7 @@ def split_statements(text: str, lang: str = "en") -> list[str]:
         Sentences in order; every one has a letter or digit outside its citation marks.
     """
     out: list[str] = []
-    for raw in _lines(normalise_citations(text)):
+    for raw in _lines(_REPORTED_CLAIM.sub("\\1\n", normalise_citations(text))):
         cancel.check()  # a stopped question stops here (:mod:`~vericite.engine.cancel`)
         line = _BULLET.sub("", raw.strip()).strip()
         if not line:
@@ -207,19 +210,32 @@ def _without_opener(sent: str) -> str:
     opener = _PROMPT_OPENER.match(sent)
     if not opener:
         return sent
-    rest = sent[opener.end():].strip()
-    closing = _QUOTES.get(rest[:1])
-    if closing and closing not in rest[1:]:
-        rest = rest[1:].lstrip()
+    rest = _unquoted(sent[opener.end():].strip())
     if not any(ch.isalnum() for ch in strip_citations(rest)):
         return sent
     return rest[0].upper() + rest[1:]
 
 
+_CLOSING_MARKS = re.compile(r"(?:\[[\d,\s]+\]\s*)+[.!?]?\s*$")  # the marks a sentence ends with
+
+
+def _unquoted(text: str) -> str:
+    """``text`` without an opening quotation mark it never closes ('"Kadaperi is a region' -> 'Kadaperi is a region')."""
+    closing = _QUOTES.get(text[:1])
+    return text[1:].lstrip() if closing and closing not in text[1:] else text
+
+
 def _reported(claim: str, marks: str) -> str:
-    """The reported claim as a sentence of its own with ``marks`` before its final stop:
-    ("lee sang.", "[1]") -> "Lee sang [1]."."""
+    """The reported claim as a sentence of its own with ``marks`` before its final stop, unless it
+    ends with them already: ("lee sang.", "[1]") -> "Lee sang [1]."; an opening quotation mark
+    it never closes goes."""
+    claim = _unquoted(claim)
+    closing = _CLOSING_MARKS.search(claim)
+    if closing and set(re.findall(r"\d+", marks)) <= set(re.findall(r"\d+", closing.group(0))):
+        marks = ""
     claim = claim[0].upper() + claim[1:]
+    if not marks:
+        return claim
     if claim[-1] in ".!?":
         return f"{claim[:-1].rstrip()} {marks}{claim[-1]}"
     return f"{claim} {marks}"

@@ -50,6 +50,19 @@ def test_marks_that_start_a_reported_claim_belong_to_it():
     ]
 
 
+def test_marks_reporting_a_claim_inside_an_open_quotation_still_start_it():
+    """pysbd does not split after an unclosed quotation mark: '... Nailbomb. [4] states that "Max ...'
+    was one statement, shown with its "states that" in an answer."""
+    text = ('"Max Cavalera was in a side project called Nailbomb. [4] states that "Max Cavalera co-founded Soulfly [4].\n'
+            '"SEZs aim at job creation." [2] also mentions that Kadaperi is a region in Tambaram.')
+    assert split_statements(text) == [
+        '"Max Cavalera was in a side project called Nailbomb.',     # no mark of its own
+        "Max Cavalera co-founded Soulfly [4].",                     # its own mark, not twice; the open quote gone
+        '"SEZs aim at job creation."',                              # a closing quotation mark stays
+        "Kadaperi is a region in Tambaram [2].",
+    ]
+
+
 def test_a_sentence_reporting_what_the_passage_says_becomes_the_claim():
     """Stage-2 facts of the 1.5B model open "The passage states that ..." (1 answer in 10 showed
     one); the opener is about the prompt, and a quotation mark it opens and never closes goes."""
