@@ -230,6 +230,8 @@ def _reported(claim: str, marks: str) -> str:
     ends with them already: ("lee sang.", "[1]") -> "Lee sang [1]."; an opening quotation mark
     it never closes goes."""
     claim = _unquoted(claim)
+    if not claim:  # '[2] states that "': nothing reported, the marks alone
+        return marks
     closing = _CLOSING_MARKS.search(claim)
     if closing and set(re.findall(r"\d+", marks)) <= set(re.findall(r"\d+", closing.group(0))):
         marks = ""

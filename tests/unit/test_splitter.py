@@ -61,6 +61,7 @@ def test_marks_reporting_a_claim_inside_an_open_quotation_still_start_it():
         '"SEZs aim at job creation."',                              # a closing quotation mark stays
         "Kadaperi is a region in Tambaram [2].",
     ]
+    assert split_statements('Rush is a band. [2] states that "') == ["Rush is a band. [2]"]  # nothing reported
 
 
 def test_a_sentence_reporting_what_the_passage_says_becomes_the_claim():
