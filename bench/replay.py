@@ -66,6 +66,11 @@ def _norm(text: str) -> str:
 _LISTED = re.compile(r"^S\d+: (.*)$", re.M)  # a numbered sentence of the answer step's prompt
 
 
+def _prompt(messages) -> str:
+    """The text a call asks about: a completion prompt, or a chat's last message."""
+    return messages if isinstance(messages, str) else messages[-1]["content"]
+
+
 class ReplayLLM:
     """An LLM that answers each call with the recorded reply of one result row.
 
@@ -99,8 +104,7 @@ class ReplayLLM:
 
     def chat(self, messages, *, max_tokens, purpose, grammar=None) -> LLMCall:
         if purpose.startswith("claim:"):
-            prompt = messages if isinstance(messages, str) else messages[-1]["content"]
-            m = _SHORT.search(prompt)
+            m = _SHORT.search(_prompt(messages))
             stage = purpose.split(":", 1)[1].split(":")[0]
             key = (stage, _norm(m.group(1))) if m else None
             if key in self.rewrites or self.live is None:  # as recorded; a fragment new to this replay goes live
@@ -119,8 +123,7 @@ class ReplayLLM:
     @staticmethod
     def _listed(messages) -> set[str]:
         """The sentences a ``select`` prompt numbers ("S1: text" lines, :func:`numbered`)."""
-        prompt = messages if isinstance(messages, str) else messages[-1]["content"]
-        return set(_LISTED.findall(prompt))
+        return set(_LISTED.findall(_prompt(messages)))
 
     def yes_probability(self, messages, *, purpose) -> tuple[float, LLMCall]:
         call = self.chat(messages, max_tokens=1, purpose=purpose)

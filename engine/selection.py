@@ -149,11 +149,12 @@ class Picked:
 
 # singular only: "They came of the Yuezhi [2]" in "History of India" means the Kushans, not the title;
 # Russian nominatives only (a possessive "Его" would need the title in the genitive)
-_PRONOUN = re.compile(r"^(?P<p>He|She|It|His|Her|Its|Он|Она|Оно)\b(?=\s)")
+_SINGULAR = "He|She|It|His|Her|Its|Он|Она|Оно"
+_PRONOUN = re.compile(rf"^(?P<p>{_SINGULAR})\b(?=\s)")
 _POSSESSIVE = frozenset({"His", "Her", "Its"})
-#: an opening word that points at someone or something named outside the sentence
-_DANGLING = re.compile(r"^(?:He|She|It|They|His|Her|Its|Their|This|These|Those|"
-                       r"Он|Она|Оно|Они|Его|Её|Ее|Их|Это|Эти)\b(?=\s)")
+#: an opening word that points at someone or something named outside the sentence: the resolvable
+#: ones above, plurals and demonstratives
+_DANGLING = re.compile(rf"^(?:{_SINGULAR}|They|Their|This|These|Those|Они|Его|Её|Ее|Их|Это|Эти)\b(?=\s)")
 
 
 def dangling(text: str) -> bool:
