@@ -33,7 +33,7 @@ from .config.settings import Settings
 from .nli.grading import grade
 from .records import Document, Quote, Statement
 from .text.citations import format_citations, merge_adjacent
-from .text.content import FUNCTION_WORDS, adds, carried, stems
+from .text.content import FUNCTION_WORDS, adds, answer_words, carried, stems, yes_no_question
 from .text.relevance import bm25_scores
 from .text.splitter import split_sentences
 
@@ -395,11 +395,25 @@ def with_citations(s: Statement) -> str:
 def relevant(question: str, verified: Sequence[Statement], n: int, lang: str = "en") -> list[Statement]:
     """At most ``n`` of ``verified`` (all when ``n`` is 0 or they are no more): those sharing at
     least :data:`MIN_QUESTION_STEMS` content stems with ``question``, the most relevant first (BM25),
-    or the single most relevant when none does; returned in their own order."""
-    if not n or len(verified) <= n:
-        return list(verified)
-    ranked, close = _ranked(question, [s.text for s in verified], lang)
-    return [verified[k] for k in sorted([k for k in ranked if close(k)][:n] or ranked[:1])]
+    or the single most relevant when none does; returned in their own order. A sentence that only
+    restates the question (no :func:`~vericite.engine.text.content.answer_words`: three documents'
+    "Some TV remotes work when you point it in any direction ..." for "Why do some TV remotes work
+    when you point it in any direction ...?") and a repeat of an earlier one (the same words, other
+    citations) are left out, unless nothing else is left (a sentence restating a yes/no question
+    answers it: kept)."""
+    said = ([s for s in verified if answer_words(s.text, question, lang)] if not yes_no_question(question) else []
+            ) or list(verified)
+    seen: set[str] = set()
+    pool = []
+    for s in said:
+        key = " ".join(s.text.lower().split()).rstrip(".!? ")
+        if key not in seen:
+            seen.add(key)
+            pool.append(s)
+    if not n or len(pool) <= n:
+        return pool
+    ranked, close = _ranked(question, [s.text for s in pool], lang)
+    return [pool[k] for k in sorted([k for k in ranked if close(k)][:n] or ranked[:1])]
 
 
 def _ranked(question: str, texts: Sequence[str], lang: str) -> tuple[list[int], Callable[[int], bool]]:

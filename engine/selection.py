@@ -23,7 +23,7 @@ import snowballstemmer
 from . import draft as D
 from .records import Statement
 from .text.citations import strip_citations
-from .text.content import answer_words
+from .text.content import answer_words, yes_no_question
 from .text.entities import found
 from .text.entities import names as names_in
 from .text.relevance import bm25_scores
@@ -420,10 +420,6 @@ def _choices(question: str) -> list[str]:
     return [c.strip() for c in re.split(r"\s(?:or|или)\s", m.group(0).lstrip(","), flags=re.I)] if m else []
 
 
-_YES_NO_QUESTION = re.compile(r"^\W*(?:is|are|was|were|do|does|did|can|could|has|have|had|will|would|should)\b"
-                              r"|\sли\b", re.I)
-
-
 def conclusion(sel: Selection, question: str, opening: str = "", lang: str = "en") -> str:
     """The short answer a yes/no or comparison question needs said, for the answer to open with:
     the model's "Yes"/"No" to a yes/no question ("Are both ...?"); for a comparison ("Who was born
@@ -435,7 +431,7 @@ def conclusion(sel: Selection, question: str, opening: str = "", lang: str = "en
     like any short final sentence."""
     if sel.yes_no:
         word = _WORD.findall(sel.answer)[0]
-        return word.capitalize() if _YES_NO_QUESTION.search(question) else ""
+        return word.capitalize() if yes_no_question(question) else ""
     choices = _choices(question)
     for text in (opening, sel.answer):
         named = [c for c in choices if names(c, text, lang)]

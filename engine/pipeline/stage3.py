@@ -19,7 +19,7 @@ from ..selection import compose, conclusion, numbered, parse_selection, ranked, 
 from ..text.citations import merge_adjacent, strip_citations
 from ..text.content import answer_words
 from ..text.relevance import relevant_sentences
-from ..text.splitter import split_sentences
+from ..text.splitter import fragment, split_sentences
 from ..verifier import answer_claims
 from .calls import chat, cite_grammar, complete, documents_block, split_lang
 from .context import Question, Stage
@@ -123,9 +123,10 @@ def document_sentences(pipe: VeriCite, q: Question) -> list[Statement]:
     """Every sentence of the documents as the LLM saw them, verbatim, each citing its document
     (1-based), in document order: what the answer step may quote when no verified sentence
     carries stage 1's answer (:func:`~vericite.engine.selection.lead`); the final check checks
-    them like any answer sentence."""
+    them like any answer sentence. A piece of a sentence (:func:`~vericite.engine.text.splitter.fragment`:
+    a snippet's cut start or end) is not one."""
     return [_quote(i, sent) for i, d in enumerate(q.shown)
-            for sent in split_sentences(d.text, split_lang(pipe, q, d.text[:2000]))]
+            for sent in split_sentences(d.text, split_lang(pipe, q, d.text[:2000])) if not fragment(sent)]
 
 
 def _merge(pipe: VeriCite, q: Question, st: Stage, verified: list[Statement]) -> Draft:
@@ -154,7 +155,8 @@ def _merge(pipe: VeriCite, q: Question, st: Stage, verified: list[Statement]) ->
 def fallback_quotes(pipe: VeriCite, q: Question) -> list[str]:
     """The fallback answer when nothing was verified (``fallback_quotes`` = N > 0): the N
     sentences of the documents as the LLM saw them that are most relevant to the question
-    (:func:`~vericite.engine.text.relevance.relevant_sentences`), verbatim, each ending with its
+    (:func:`~vericite.engine.text.relevance.relevant_sentences`), verbatim, pieces of a sentence
+    left out (:func:`~vericite.engine.text.splitter.fragment`), each ending with its
     document's citation, in document order, an opening pronoun resolved to the document's title
     (:func:`~vericite.engine.selection.resolve_pronoun`: "It has 15,900 ATMs" -> "Bank of America has
     15,900 ATMs"); the final check then checks them like any answer."""
@@ -162,7 +164,7 @@ def fallback_quotes(pipe: VeriCite, q: Question) -> list[str]:
     if n < 1:
         return []
     texts = [d.text for d in q.shown]
-    found = relevant_sentences(q.text, texts, n, split_lang(pipe, q, " ".join(texts)[:2000]))
+    found = relevant_sentences(q.text, texts, n, split_lang(pipe, q, " ".join(texts)[:2000]), skip=fragment)
     in_order = sorted(found, key=lambda f: (f[0], texts[f[0]].find(f[1])))
     titles = [d.title for d in q.shown]
     return [with_citations(resolve_pronoun(_quote(i, sent), titles, texts)) for i, sent in in_order]

@@ -60,6 +60,16 @@ def answer_words(sentence: str, question: str, lang: str = "en") -> frozenset[st
     return _terms(sentence, lang) - _terms(question, lang) - _stopped(lang)
 
 
+_YES_NO_QUESTION = re.compile(r"^\W*(?:is|are|was|were|do|does|did|can|could|has|have|had|will|would|should)\b"
+                              r"|\sли\b", re.I)
+
+
+def yes_no_question(question: str) -> bool:
+    """Whether ``question`` asks yes or no ("Are both ...?", "Is ...?", "... ли ...?"): a sentence
+    restating it answers it."""
+    return bool(_YES_NO_QUESTION.search(question))
+
+
 def carried(sentence: str, text: str, question: str, lang: str = "en") -> bool:
     """Whether ``text`` keeps what ``sentence`` says beyond ``question``: at least half of its
     :func:`answer_words` occur in ``text`` (a sentence with none is carried)."""

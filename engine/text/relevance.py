@@ -32,17 +32,19 @@ def bm25_scores(query: str, texts: Sequence[str]) -> np.ndarray:
 
 
 def relevant_sentences(question: str, texts: Sequence[str], k: int, lang: str = "en",
-                       min_words: int = 4) -> list[tuple[int, str]]:
+                       min_words: int = 4, skip: Callable[[str], bool] | None = None) -> list[tuple[int, str]]:
     """The ``k`` sentences of ``texts`` with the highest BM25 score against ``question``, all the
     texts' sentences being the corpus, best first (ties: the earlier text, then the earlier
     sentence), as (0-based index of the text, sentence). Sentences of fewer than ``min_words``
-    words and sentences sharing no word with the question (score 0) are left out, so fewer than
+    words, sentences sharing no word with the question (score 0) and, when ``skip`` is given, those
+    it is true of (after scoring: the corpus stays every sentence) are left out, so fewer than
     ``k`` may come back."""
     sents = [(i, s) for i, t in enumerate(texts) for s in split_sentences(t, lang) if len(s.split()) >= min_words]
     if not sents or k < 1:
         return []
     scores = bm25_scores(question, [s for _, s in sents])
-    order = sorted((j for j in range(len(sents)) if scores[j] > 0), key=lambda j: (-scores[j], j))
+    order = sorted((j for j in range(len(sents)) if scores[j] > 0 and not (skip and skip(sents[j][1]))),
+                   key=lambda j: (-scores[j], j))
     return [sents[j] for j in order[:k]]
 
 

@@ -55,7 +55,7 @@ _REPORTED_CLAIM = re.compile(r"(?<=[.!?])([\"”»]?)\s+(?=(?:\[\d+(?:,\s*\d+)*\
 _PROMPT_OPENER = re.compile(
     r"(?:(?:the|this)\s+(?:passage|document|text|article|source)\s+(?:also\s+)?"
     r"(?:states|says|mentions|notes|explains|indicates|reports|confirms)\s+(?:also\s+)?that\s+"
-    r"|(?:according\s+to|based\s+on)\s+(?:the|this)\s+(?:(?:information|facts|details)\s+(?:provided\s+|given\s+)?"
+    r"|(?:according\s+to|based\s+on)\s+(?:(?:the|this)\s+)?(?:(?:information|facts|details)\s+(?:provided\s+|given\s+)?"
     r"(?:in|from)\s+the\s+)?(?:passage|document|text|article|source)s?\s*,\s*"
     r"|(?:в|во)\s+(?:документе|тексте|отрывке|статье|источнике)\s+(?:также\s+)?"
     r"(?:говорится|сказано|указано|упоминается|отмечается|утверждается)\s*,?\s*(?:что\s+)?)",
@@ -241,6 +241,24 @@ def _reported(claim: str, marks: str) -> str:
     if claim[-1] in ".!?":
         return f"{claim[:-1].rstrip()} {marks}{claim[-1]}"
     return f"{claim} {marks}"
+
+
+_CLOSED = re.compile(r"[.!?\u2026][\"'\u201d\u2019\u00bb)\]\s]*$")  # a closing stop, then closing quotes or brackets
+
+
+def fragment(sentence: str) -> bool:
+    """Whether a document sentence is a piece of one, not a sentence a reader can take alone: it
+    opens with a lower-case word ("six times in the 1960s, ...", "advantage is that VPN ...": a
+    retrieved snippet starts mid-sentence; "iPhone", "eBay" are words with a capital and open a
+    sentence) or ends without a closing stop ("... the Lakers 16; together, the": the snippet ends
+    mid-sentence). Citation marks are ignored; an empty sentence is no fragment."""
+    text = strip_citations(sentence).strip()
+    if not text:
+        return False
+    first = re.match(r"[^\W\d_][\w'\u2019-]*", text)
+    if first and first.group(0) == first.group(0).lower():
+        return True
+    return not _CLOSED.search(text)
 
 
 def parse_marks(text: str) -> str:
