@@ -158,6 +158,19 @@ def test_nothing_verified_quotes_the_most_relevant_document_sentences(checker):
     assert one.answer == "Counterparts is a song by the Canadian rock band Rush, released in 1993 [2]."
 
 
+def test_a_snippets_cut_sentence_is_never_quoted(checker):
+    """Retrieved snippets start and end mid-sentence ("six times in the 1960s, ...", "...; together,
+    the"): a reader cannot take such a piece alone, so the fallback quotes the best whole sentences."""
+    docs = [Document("Lakers", "six times the Lakers won finals in the 1960s. Los Angeles is a city in California. "
+                               "The Lakers won the finals in 2010. The Lakers and the Celtics won the finals most; "
+                               "together, the"),
+            Document("Arena", "The arena opened in 1999 downtown. It hosts concerts.")]
+    pipe = VeriCite(ScriptedLLM({"answer": "Great.", "gate": "No"}), checker, prompts=PromptSet.load("paper-en"),
+                    settings=Settings(claim_words=0, fallback_quotes=1))
+    res = pipe.answer("How many times have the Lakers won the finals?", docs)
+    assert res.answer == "The Lakers won the finals in 2010 [1]."
+
+
 def test_a_quoted_sentence_opening_with_a_pronoun_names_its_documents_subject(checker):
     """A fallback quote "He was the drummer of the rock band Rush" said nothing about who: its
     pronoun is resolved to the document's title, and the sentence checked as resolved."""

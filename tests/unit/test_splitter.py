@@ -121,3 +121,20 @@ def test_a_long_line_is_cut_into_bounded_pieces_at_sentence_ends():
     assert split_sentences(line) == sentences
     words = _bounded("word " * 3000)  # no sentence end: cut at spaces
     assert all(len(p) <= MAX_LINE and not p.startswith(" ") for p in words) and "".join(words) == "word " * 3000
+
+
+def test_a_piece_of_a_sentence_is_a_fragment():
+    from vericite.engine.text.splitter import fragment
+    assert fragment("six times in the 1960s, three times in the 1980s [1].")
+    assert fragment("The Celtics 17, the Lakers 16; together, the [1]")
+    assert fragment("он родился в Москве.")
+    assert not fragment("iPhone was released in 2007 [1].")  # a word with a capital opens a sentence
+    assert not fragment('He said "no." [2]')
+    assert not fragment("(Plugs have prongs; connectors do not.)")
+    assert not fragment("Он родился в Москве…")
+    assert not fragment("[3]")
+
+
+def test_according_to_document_is_prompt_talk():
+    assert split_statements("According to Document, the final was held in Kiev [4].") == ["The final was held in Kiev [4]."]
+    assert split_statements("Based on the documents, Lee sang [1].") == ["Lee sang [1]."]

@@ -215,6 +215,22 @@ def test_the_fallback_keeps_the_verified_sentences_that_answer_the_question():
     assert D.relevant("Where is Lisbon?", verified, 2) == [verified[0]]  # none shares two stems: the best one
 
 
+def test_the_fallback_leaves_out_sentences_restating_the_question_and_repeats():
+    """Three documents' "Some remotes work in any direction" (the question restated, verified against
+    each) made an answer of one sentence said three times; the fallback shows what says more."""
+    q = "Why do some remotes work in any direction?"
+    verified = [sentence("Some remotes work in any direction.", (2,), stage=R.EVIDENCE),
+                sentence("Some remotes work in any direction.", (4,), stage=R.EVIDENCE),
+                sentence("Bluetooth remotes use radio waves, which pass through walls.", (1,), stage=R.EVIDENCE),
+                sentence("Infrared remotes need a line of sight to the TV.", (3,), stage=R.EVIDENCE)]
+    assert D.relevant(q, verified, 3) == verified[2:]
+    assert D.relevant(q, verified, 0) == verified[2:]
+    assert D.relevant(q, verified[:2], 3) == verified[:1]  # nothing else: the restatement, once
+    # a yes/no question is answered by its restatement
+    yes = [sentence("Both remotes work in any direction.", (1,)), sentence("Remotes are sold widely.", (2,))]
+    assert D.relevant("Do both remotes work in any direction?", yes, 2) == yes
+
+
 def test_quotes_name_the_span_that_carries_each_citation():
     docs = [Document("Neil Peart", "Neil Peart was a Canadian musician. He was the drummer of the rock band Rush. "
                                    "Peart was inducted into the Modern Drummer Hall of Fame in 1983.")]
