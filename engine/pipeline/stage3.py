@@ -15,7 +15,18 @@ from .. import records as R
 from ..conflicts import Conflict, find_conflicts
 from ..draft import Draft, with_citations
 from ..records import StageTrace, Statement
-from ..selection import compose, conclusion, numbered, parse_selection, ranked, resolve_pronoun, select_grammar
+from ..selection import (
+    Picked,
+    compose,
+    conclusion,
+    dangling,
+    lead,
+    numbered,
+    parse_selection,
+    ranked,
+    resolve_pronoun,
+    select_grammar,
+)
 from ..text.citations import merge_adjacent, strip_citations
 from ..text.content import answer_words
 from ..text.relevance import relevant_sentences
@@ -62,10 +73,13 @@ def refine(pipe: VeriCite, q: Question, verified: list[Statement], answer: Stage
     cancel.check()  # between the pipeline's steps
     st = Stage(StageTrace(R.REFINE))
     with q.timeline.span(None) as t:
-        quotes = fallback_quotes(pipe, q) if not verified else []
+        said = [strip_citations(s.raw or s.text) for s in answer.trace.statements] if answer else []
+        opening = next((t for t in said if answer_words(t, q.text, q.lang)), "")
+        quotes, led = fallback_quotes(pipe, q, opening) if not verified else ([], ())
         if quotes:
             st.draft = Draft.of(" ".join(quotes), [f"no verified statement: the answer quotes the {len(quotes)} "
-                                                   "document sentence(s) most relevant to the question (fallback_quotes)"])
+                                                   "document sentence(s) most relevant to the question (fallback_quotes)",
+                                                   *led])
             st.draft = st.draft.warn(D.FALLBACK_QUOTES, "no generated statement survived the NLI checks; the answer "
                                      "quotes the documents' most relevant sentences instead (--fallback-quotes 0: "
                                      "an empty answer)")
@@ -73,7 +87,6 @@ def refine(pipe: VeriCite, q: Question, verified: list[Statement], answer: Stage
             st.draft = Draft.of("", ["no verified statement: nothing to refine, the answer is empty"])
             st.draft = st.draft.warn(D.EMPTY_NOTHING_VERIFIED, "no statement survived the NLI checks; the answer is empty")
         else:
-            said = [strip_citations(s.raw or s.text) for s in answer.trace.statements] if answer else []
             st.draft = _pick(pipe, q, st, verified, said) or _merge(pipe, q, st, verified)
     st.trace.wall_ms = round(t.ms, 1)
     return st
@@ -152,22 +165,38 @@ def _merge(pipe: VeriCite, q: Question, st: Stage, verified: list[Statement]) ->
     return draft if text else draft.warn(D.EMPTY_NO_TEXT, "the refinement step returned no text; the answer is empty")
 
 
-def fallback_quotes(pipe: VeriCite, q: Question) -> list[str]:
+def fallback_quotes(pipe: VeriCite, q: Question, opening: str = "") -> tuple[list[str], tuple[str, ...]]:
     """The fallback answer when nothing was verified (``fallback_quotes`` = N > 0): the N
     sentences of the documents as the LLM saw them that are most relevant to the question
     (:func:`~vericite.engine.text.relevance.relevant_sentences`), verbatim, pieces of a sentence
     left out (:func:`~vericite.engine.text.splitter.fragment`), each ending with its
     document's citation, in document order, an opening pronoun resolved to the document's title
     (:func:`~vericite.engine.selection.resolve_pronoun`: "It has 15,900 ATMs" -> "Bank of America has
-    15,900 ATMs"); the final check then checks them like any answer."""
+    15,900 ATMs"); the final check then checks them like any answer. With stage 1's ``opening``
+    (its first sentence saying anything beyond the question: unverified, it read every document
+    at once and usually names the answer), the document sentence that says most of it leads instead,
+    with the sentence tying it to the question (:func:`~vericite.engine.selection.lead`, as after
+    the answer step: "Professional cyclist Sara Symington competed in the 2000 Summer Olympics" ->
+    document 2's "The 2000 Summer Olympic Games, ... Sydney 2000 ...", not the cyclist's birth date).
+
+    Returns:
+        (the sentences with their citation marks, the trace notes of the lead; () when it kept the quotes).
+    """
     n = pipe.settings.fallback_quotes
     if n < 1:
-        return []
+        return [], ()
     texts = [d.text for d in q.shown]
     found = relevant_sentences(q.text, texts, n, split_lang(pipe, q, " ".join(texts)[:2000]), skip=fragment)
     in_order = sorted(found, key=lambda f: (f[0], texts[f[0]].find(f[1])))
     titles = [d.title for d in q.shown]
-    return [with_citations(resolve_pronoun(_quote(i, sent), titles, texts)) for i, sent in in_order]
+    quotes = [resolve_pronoun(_quote(i, sent), titles, texts) for i, sent in in_order]
+    notes: tuple[str, ...] = ()
+    if quotes and opening:
+        clear = [s for s in document_sentences(pipe, q) if not dangling(resolve_pronoun(s, titles, texts).text)]
+        led = lead(Picked(tuple(quotes), ()), [], clear, q.text, opening, q.lang, titles)
+        if led.sentences and list(led.sentences) != quotes:
+            quotes, notes = [resolve_pronoun(s, titles, texts) for s in led.sentences], led.notes
+    return [with_citations(s) for s in quotes], notes
 
 
 def _quote(i: int, sent: str) -> Statement:

@@ -171,6 +171,27 @@ def test_a_snippets_cut_sentence_is_never_quoted(checker):
     assert res.answer == "The Lakers won the finals in 2010 [1]."
 
 
+def test_nothing_verified_quotes_the_document_sentence_that_says_stage_1s_answer_first(checker):
+    """Stage 1 named the answer in a sentence no single document carries; nothing else passed. The
+    question's best BM25 sentences are the cyclist's biography; the document sentence saying most of
+    stage 1's answer ("2000 Summer") leads instead."""
+    docs = [Document("Sara Symington", "Sara Symington is an English former professional cyclist. "
+                                       "She won a medal at a World Cup race."),
+            Document("2000 Summer Olympics", "The 2000 Summer Olympic Games were held in Sydney."),
+            Document("Jennifer Parilla", "Jennifer Parilla competed at the 2004 Olympic Games held in Athens.")]
+    q = "Professional cyclist Sara Symington competed in which Olympic Games held in Sydney?"
+    replies = {"answer": "Sara Symington competed in the 2000 Summer Olympics held in Sydney [1].", "gate": "No"}
+    pipe = VeriCite(ScriptedLLM(replies), checker, prompts=PromptSet.load("paper-en"),
+                    settings=Settings(claim_words=0, fallback_quotes=2))
+    res = pipe.answer(q, docs)
+    assert res.answer == "The 2000 Summer Olympic Games were held in Sydney [2]."
+    assert any("led by the sentence closest to stage 1's opening" in n for n in res.stages[-1].notes)
+    # no stage-1 answer beyond the question: the question's best sentences, as before
+    res = VeriCite(ScriptedLLM({"answer": "Sara Symington competed in Olympic Games [1].", "gate": "No"}), checker,
+                   prompts=PromptSet.load("paper-en"), settings=Settings(claim_words=0, fallback_quotes=2)).answer(q, docs)
+    assert res.answer.startswith("Sara Symington is an English former professional cyclist [1].")
+
+
 def test_a_quoted_sentence_opening_with_a_pronoun_names_its_documents_subject(checker):
     """A fallback quote "He was the drummer of the rock band Rush" said nothing about who: its
     pronoun is resolved to the document's title, and the sentence checked as resolved."""
