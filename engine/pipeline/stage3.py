@@ -30,7 +30,7 @@ from ..selection import (
 from ..text.citations import merge_adjacent, strip_citations
 from ..text.content import answer_words
 from ..text.relevance import relevant_sentences
-from ..text.splitter import fragment, split_sentences
+from ..text.splitter import split_sentences, whole_part
 from ..verifier import answer_claims
 from .calls import chat, cite_grammar, complete, documents_block, split_lang
 from .context import Question, Stage
@@ -136,10 +136,13 @@ def document_sentences(pipe: VeriCite, q: Question) -> list[Statement]:
     """Every sentence of the documents as the LLM saw them, verbatim, each citing its document
     (1-based), in document order: what the answer step may quote when no verified sentence
     carries stage 1's answer (:func:`~vericite.engine.selection.lead`); the final check checks
-    them like any answer sentence. A piece of a sentence (:func:`~vericite.engine.text.splitter.fragment`:
-    a snippet's cut start or end) is not one."""
-    return [_quote(i, sent) for i, d in enumerate(q.shown)
-            for sent in split_sentences(d.text, split_lang(pipe, q, d.text[:2000])) if not fragment(sent)]
+    them like any answer sentence. A piece of a sentence (a snippet's cut start or end) is left out,
+    or given as its whole clauses (:func:`~vericite.engine.text.splitter.whole_part`)."""
+    out = []
+    for i, d in enumerate(q.shown):
+        parts = (whole_part(s) for s in split_sentences(d.text, split_lang(pipe, q, d.text[:2000])))
+        out += [_quote(i, p) for p in parts if p]
+    return out
 
 
 def _merge(pipe: VeriCite, q: Question, st: Stage, verified: list[Statement]) -> Draft:
@@ -168,8 +171,8 @@ def _merge(pipe: VeriCite, q: Question, st: Stage, verified: list[Statement]) ->
 def fallback_quotes(pipe: VeriCite, q: Question, opening: str = "") -> tuple[list[str], tuple[str, ...]]:
     """The fallback answer when nothing was verified (``fallback_quotes`` = N > 0): the N
     sentences of the documents as the LLM saw them that are most relevant to the question
-    (:func:`~vericite.engine.text.relevance.relevant_sentences`), verbatim, pieces of a sentence
-    left out (:func:`~vericite.engine.text.splitter.fragment`), each ending with its
+    (:func:`~vericite.engine.text.relevance.relevant_sentences`), verbatim (a piece of a sentence
+    left out or given as its whole clauses: :func:`~vericite.engine.text.splitter.whole_part`), each ending with its
     document's citation, in document order, an opening pronoun resolved to the document's title
     (:func:`~vericite.engine.selection.resolve_pronoun`: "It has 15,900 ATMs" -> "Bank of America has
     15,900 ATMs"); the final check then checks them like any answer. With stage 1's ``opening``
@@ -186,8 +189,8 @@ def fallback_quotes(pipe: VeriCite, q: Question, opening: str = "") -> tuple[lis
     if n < 1:
         return [], ()
     texts = [d.text for d in q.shown]
-    found = relevant_sentences(q.text, texts, n, split_lang(pipe, q, " ".join(texts)[:2000]), skip=fragment)
-    in_order = sorted(found, key=lambda f: (f[0], texts[f[0]].find(f[1])))
+    found = relevant_sentences(q.text, texts, n, split_lang(pipe, q, " ".join(texts)[:2000]), part=whole_part)
+    in_order = sorted(found, key=lambda f: (f[0], texts[f[0]].find(f[1].rstrip("."))))  # a part ends with its own "."
     titles = [d.title for d in q.shown]
     quotes = [resolve_pronoun(_quote(i, sent), titles, texts) for i, sent in in_order]
     notes: tuple[str, ...] = ()

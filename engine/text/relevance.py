@@ -32,20 +32,26 @@ def bm25_scores(query: str, texts: Sequence[str]) -> np.ndarray:
 
 
 def relevant_sentences(question: str, texts: Sequence[str], k: int, lang: str = "en",
-                       min_words: int = 4, skip: Callable[[str], bool] | None = None) -> list[tuple[int, str]]:
+                       min_words: int = 4, part: Callable[[str], str | None] | None = None) -> list[tuple[int, str]]:
     """The ``k`` sentences of ``texts`` with the highest BM25 score against ``question``, all the
     texts' sentences being the corpus, best first (ties: the earlier text, then the earlier
     sentence), as (0-based index of the text, sentence). Sentences of fewer than ``min_words``
-    words, sentences sharing no word with the question (score 0) and, when ``skip`` is given, those
-    it is true of (after scoring: the corpus stays every sentence) are left out, so fewer than
-    ``k`` may come back."""
+    words and sentences sharing no word with the question (score 0) are left out, so fewer than
+    ``k`` may come back. With ``part``, each sentence is given back as ``part`` makes it (ranked as
+    it was written: the corpus stays every sentence), and left out when it gives None."""
     sents = [(i, s) for i, t in enumerate(texts) for s in split_sentences(t, lang) if len(s.split()) >= min_words]
     if not sents or k < 1:
         return []
     scores = bm25_scores(question, [s for _, s in sents])
-    order = sorted((j for j in range(len(sents)) if scores[j] > 0 and not (skip and skip(sents[j][1]))),
-                   key=lambda j: (-scores[j], j))
-    return [sents[j] for j in order[:k]]
+    out = []
+    for j in sorted((j for j in range(len(sents)) if scores[j] > 0), key=lambda j: (-scores[j], j)):
+        i, s = sents[j]
+        shown = part(s) if part else s
+        if shown:
+            out.append((i, shown))
+        if len(out) == k:
+            break
+    return out
 
 
 def trim_document(question: str, text: str, budget: int, count_tokens: Callable[[str], int],

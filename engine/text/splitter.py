@@ -253,12 +253,30 @@ def fragment(sentence: str) -> bool:
     sentence) or ends without a closing stop ("... the Lakers 16; together, the": the snippet ends
     mid-sentence). Citation marks are ignored; an empty sentence is no fragment."""
     text = strip_citations(sentence).strip()
-    if not text:
-        return False
-    first = re.match(r"[^\W\d_][\w'\u2019-]*", text)
-    if first and first.group(0) == first.group(0).lower():
-        return True
-    return not _CLOSED.search(text)
+    return bool(text) and (_cut_start(text) or not _CLOSED.search(text))
+
+
+_FIRST_WORD = re.compile(r"[^\W\d_][\w'\u2019-]*")
+
+
+def _cut_start(text: str) -> bool:
+    """Whether ``text`` opens with a word in lower case (a snippet cut mid-sentence)."""
+    first = _FIRST_WORD.match(text)
+    return first is not None and first.group(0) == first.group(0).lower()
+
+
+def whole_part(sentence: str) -> str | None:
+    """What of a document sentence a reader can take alone: the sentence itself, unless it is a
+    :func:`fragment`; of one that only its end cuts off, the clauses before its last semicolon,
+    closed with a full stop, when they hold four words or more ("The two teams have won the most
+    championships, the Celtics 17, the Lakers 16; together, the" -> "... the Lakers 16."); else None."""
+    if not fragment(sentence):
+        return sentence
+    text = strip_citations(sentence).strip()
+    if _cut_start(text):
+        return None  # what it is about is missing
+    head = text[:text.rfind(";")].rstrip(" ,") if ";" in text else ""
+    return f"{head}." if len(head.split()) >= 4 else None
 
 
 def parse_marks(text: str) -> str:

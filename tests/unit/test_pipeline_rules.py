@@ -169,6 +169,11 @@ def test_a_snippets_cut_sentence_is_never_quoted(checker):
                     settings=Settings(claim_words=0, fallback_quotes=1))
     res = pipe.answer("How many times have the Lakers won the finals?", docs)
     assert res.answer == "The Lakers won the finals in 2010 [1]."
+    # a sentence cut at its end is quoted as its whole clauses
+    docs[0] = Document("Lakers", "six times the Lakers won finals in the 1960s. Los Angeles is a city in California. "
+                                 "The Lakers won the finals 16 times, the Celtics 17 times; together, the")
+    res = pipe.answer("How many times have the Lakers won the finals?", docs)
+    assert res.answer == "The Lakers won the finals 16 times, the Celtics 17 times [1]."
 
 
 def test_nothing_verified_quotes_the_document_sentence_that_says_stage_1s_answer_first(checker):

@@ -138,3 +138,13 @@ def test_a_piece_of_a_sentence_is_a_fragment():
 def test_according_to_document_is_prompt_talk():
     assert split_statements("According to Document, the final was held in Kiev [4].") == ["The final was held in Kiev [4]."]
     assert split_statements("Based on the documents, Lee sang [1].") == ["Lee sang [1]."]
+
+
+def test_a_sentence_cut_at_its_end_keeps_its_whole_clauses():
+    from vericite.engine.text.splitter import whole_part
+    cut = "The two teams have won the most titles, the Celtics 17, the Lakers 16; together, the [1]"
+    assert whole_part(cut) == "The two teams have won the most titles, the Celtics 17, the Lakers 16."
+    assert whole_part("The Lakers won in 2010 [1].") == "The Lakers won in 2010 [1]."  # whole: as written
+    assert whole_part("six times in the 1960s; three in the 1980s.") is None  # cut at its start
+    assert whole_part("Too short; cut off here") is None
+    assert whole_part("A cut with no semicolon and no stop") is None
