@@ -23,6 +23,7 @@ import snowballstemmer
 from . import draft as D
 from .records import Statement
 from .text.citations import strip_citations
+from .text.compare import by_dates, choices
 from .text.content import answer_words, yes_no_question
 from .text.entities import found
 from .text.entities import names as names_in
@@ -317,9 +318,9 @@ def lead(picked: Picked, verified: Sequence[Statement], quotes: Sequence[Stateme
             chain = [head, ranked(other or tie, question)[0]]
     shown = " ".join(s.text for s in chain)
     rest = [s for s in picked.sentences if s not in chain and s.text not in shown] if several_parts(question) else []
-    choices = _choices(question)
-    if choices:  # a comparison: the other one's sentence, not more
-        rest = [s for s in rest if any(all(found(w, s.text) for w in c.split()) for c in choices)]
+    pair = choices(question)
+    if pair:  # a comparison: the other one's sentence, not more
+        rest = [s for s in rest if any(all(found(w, s.text) for w in c.split()) for c in pair)]
     sentences = _without_repeats(chain + rest, question, lang)[:MAX_PICKS]
     note = (f"answer: led by the sentence closest to stage 1's opening {opening!r}: {head.text!r}"
             + (f", then the sentence tying it to the question: {chain[1].text!r}" if len(chain) > 1 else ""))
@@ -409,20 +410,11 @@ _PARTS = re.compile(r"\b(?:and|или|и)\s+(?:when|where|which|what|who|whom|ho
                     r"когда|где|как|какой|какая|какое|какие|кто|что|почему|сколько|зачем)\b", re.I)
 
 
-# "Who was born first, Erika Jayne or Marco Da Silva?", "Кто старше, Пирт или Мун?"
-_CHOICE = re.compile(r",[^,]+\s(?:or|или)\s[^,]+$", re.I)
-
-
-def _choices(question: str) -> list[str]:
-    """The two things a comparison question names after its comma ("Erika Jayne", "Marco Da
-    Silva"); [] for another question."""
-    m = _CHOICE.search(question.strip().rstrip("?").rstrip())
-    return [c.strip() for c in re.split(r"\s(?:or|или)\s", m.group(0).lstrip(","), flags=re.I)] if m else []
-
-
-def conclusion(sel: Selection, question: str, opening: str = "", lang: str = "en") -> str:
+def conclusion(sel: Selection, question: str, opening: str = "", lang: str = "en", shown: Sequence[str] = ()) -> str:
     """The short answer a yes/no or comparison question needs said, for the answer to open with:
-    the model's "Yes"/"No" to a yes/no question ("Are both ...?"); for a comparison ("Who was born
+    the model's "Yes"/"No" to a yes/no question ("Are both ...?"); for a comparison by time whose
+    ``shown`` sentences (the answer's) date both things, the one their dates make the answer
+    (:func:`~vericite.engine.text.compare.by_dates`); for another comparison ("Who was born
     first, A or B?") the one of A and B that stage 1's ``opening`` names alone (it read both
     documents at once: "Erika Jayne was born first"), else the one the model's answer names alone
     (often a copied sentence about one of them); "" for any other question or when neither says one. The caller
@@ -432,9 +424,12 @@ def conclusion(sel: Selection, question: str, opening: str = "", lang: str = "en
     if sel.yes_no:
         word = _WORD.findall(sel.answer)[0]
         return word.capitalize() if yes_no_question(question) else ""
-    choices = _choices(question)
+    dated = by_dates(question, shown)
+    if dated:
+        return dated
+    pair = choices(question)
     for text in (opening, sel.answer):
-        named = [c for c in choices if names(c, text, lang)]
+        named = [c for c in pair if names(c, text, lang)]
         if len(named) == 1:
             return named[0]
     return ""
@@ -445,7 +440,7 @@ def several_parts(question: str) -> bool:
     categories does it sell?", "Когда ... и какие ..."), or compares two it names after a comma
     ("Who was born first, Erika Jayne or Marco Da Silva?"): the picks that answer the second part,
     or say the other one's date, share no name with the sentence that names the answer, and are kept."""
-    return bool(_PARTS.search(question) or _choices(question))
+    return bool(_PARTS.search(question) or choices(question))
 
 
 def links(sentence: str, named: str, question: str) -> bool:

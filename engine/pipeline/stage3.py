@@ -123,7 +123,7 @@ def _pick(pipe: VeriCite, q: Question, st: Stage, verified: list[Statement], sai
     quoted = tuple(s.text for s in picked.sentences if s.text not in said_by)
     sentences = [with_citations(s) for s in picked.sentences]
     notes = picked.notes
-    short = conclusion(sel, q.text, opening, q.lang) if picked.sentences else ""
+    short = conclusion(sel, q.text, opening, q.lang, [s.text for s in picked.sentences]) if picked.sentences else ""
     if short:  # "Yes" / the one compared: a fragment the final check makes a claim of and checks
         cites = tuple(dict.fromkeys(c for s in picked.sentences for c in s.citations))
         sentences.insert(0, with_citations(Statement(R.REFINE, f"{short}.", cites, R.KEPT, None, short)))
