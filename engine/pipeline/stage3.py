@@ -180,7 +180,8 @@ def fallback_quotes(pipe: VeriCite, q: Question, opening: str = "") -> tuple[lis
     at once and usually names the answer), the document sentence that says most of it leads instead,
     with the sentence tying it to the question (:func:`~vericite.engine.selection.lead`, as after
     the answer step: "Professional cyclist Sara Symington competed in the 2000 Summer Olympics" ->
-    document 2's "The 2000 Summer Olympic Games, ... Sydney 2000 ...", not the cyclist's birth date).
+    document 2's "The 2000 Summer Olympic Games, ... Sydney 2000 ...", not the cyclist's birth date),
+    when those share a content word with the question (else the opening answered something else).
 
     Returns:
         (the sentences with their citation marks, the trace notes of the lead; () when it kept the quotes).
@@ -197,7 +198,10 @@ def fallback_quotes(pipe: VeriCite, q: Question, opening: str = "") -> tuple[lis
     if quotes and opening:
         clear = [s for s in document_sentences(pipe, q) if not dangling(resolve_pronoun(s, titles, texts).text)]
         led = lead(Picked(tuple(quotes), ()), [], clear, q.text, opening, q.lang, titles)
-        if led.sentences and list(led.sentences) != quotes:
+        said = answer_words(" ".join(s.text for s in led.sentences), "", q.lang)
+        # stage 1 unverified may answer another relation ("... has 4301 branches" for "how many ATMs"):
+        # a lead that shares no word with the question answers something else
+        if led.sentences and list(led.sentences) != quotes and said & answer_words(q.text, "", q.lang):
             quotes, notes = [resolve_pronoun(s, titles, texts) for s in led.sentences], led.notes
     return [with_citations(s) for s in quotes], notes
 

@@ -195,6 +195,12 @@ def test_nothing_verified_quotes_the_document_sentence_that_says_stage_1s_answer
     res = VeriCite(ScriptedLLM({"answer": "Sara Symington competed in Olympic Games [1].", "gate": "No"}), checker,
                    prompts=PromptSet.load("paper-en"), settings=Settings(claim_words=0, fallback_quotes=2)).answer(q, docs)
     assert res.answer.startswith("Sara Symington is an English former professional cyclist [1].")
+    # stage 1 answers another relation: the sentence saying it shares no word with the question
+    docs[2] = Document("Jennifer Parilla", "Jennifer Parilla has 4301 trophies.")
+    res = VeriCite(ScriptedLLM({"answer": "Sara Symington competed in Olympic Games and has 4301 trophies [1].",
+                                "gate": "No"}), checker,
+                   prompts=PromptSet.load("paper-en"), settings=Settings(claim_words=0, fallback_quotes=2)).answer(q, docs)
+    assert "4301" not in res.answer and res.answer.startswith("Sara Symington is an English")
 
 
 def test_a_quoted_sentence_opening_with_a_pronoun_names_its_documents_subject(checker):
