@@ -321,7 +321,7 @@ def lead(picked: Picked, verified: Sequence[Statement], quotes: Sequence[Stateme
     pair = choices(question)
     if pair:  # a comparison: the other one's sentence, not more
         rest = [s for s in rest if any(all(found(w, s.text) for w in c.split()) for c in pair)]
-    sentences = _without_repeats(chain + rest, question, lang)[:MAX_PICKS]
+    sentences = without_repeats(chain + rest, question, lang)[:MAX_PICKS]
     note = (f"answer: led by the sentence closest to stage 1's opening {opening!r}: {head.text!r}"
             + (f", then the sentence tying it to the question: {chain[1].text!r}" if len(chain) > 1 else ""))
     return Picked(tuple(sentences), picked.notes + (note,), None)
@@ -388,13 +388,13 @@ def _compose(sel: Selection, verified: Sequence[Statement], question: str, lang:
     if unlinked:
         notes.append(f"answer: left out {len(unlinked)} picked sentence(s) sharing no name with the sentences "
                      f"that name the answer: {[s.text for s in unlinked]}")
-    chosen = _without_repeats(naming + linked, question, lang)
+    chosen = without_repeats(naming + linked, question, lang)
     if len(chosen) < len(naming + linked):
         notes.append(f"answer: left out {len(naming + linked) - len(chosen)} sentence(s) the others repeat")
     return Picked(tuple(chosen[:MAX_PICKS]), tuple(notes))
 
 
-def _without_repeats(sentences: list[Statement], question: str, lang: str) -> list[Statement]:
+def without_repeats(sentences: list[Statement], question: str, lang: str) -> list[Statement]:
     """``sentences`` without each one (last first) whose answer words the others all say
     ("Valuair was acquired by Jetstar" beside "Valuair was acquired by Jetstar, based in Singapore")."""
     out = list(sentences)

@@ -26,6 +26,7 @@ from ..selection import (
     ranked,
     resolve_pronoun,
     select_grammar,
+    without_repeats,
 )
 from ..text.citations import merge_adjacent, strip_citations
 from ..text.content import answer_words
@@ -173,7 +174,8 @@ def fallback_quotes(pipe: VeriCite, q: Question, opening: str = "") -> tuple[lis
     sentences of the documents as the LLM saw them that are most relevant to the question
     (:func:`~vericite.engine.text.relevance.relevant_sentences`), verbatim (a piece of a sentence
     left out or given as its whole clauses: :func:`~vericite.engine.text.splitter.whole_part`), each ending with its
-    document's citation, in document order, an opening pronoun resolved to the document's title
+    document's citation, in document order, none that another says all of (:func:`~vericite.engine.selection.without_repeats`),
+    an opening pronoun resolved to the document's title
     (:func:`~vericite.engine.selection.resolve_pronoun`: "It has 15,900 ATMs" -> "Bank of America has
     15,900 ATMs"); the final check then checks them like any answer. With stage 1's ``opening``
     (its first sentence saying anything beyond the question: unverified, it read every document
@@ -203,7 +205,11 @@ def fallback_quotes(pipe: VeriCite, q: Question, opening: str = "") -> tuple[lis
         # a lead that shares no word with the question answers something else
         if led.sentences and list(led.sentences) != quotes and said & answer_words(q.text, "", q.lang):
             quotes, notes = [resolve_pronoun(s, titles, texts) for s in led.sentences], led.notes
-    return [with_citations(s) for s in quotes], notes
+    shown = without_repeats(quotes, q.text, q.lang)  # one document's piece of another's sentence
+    if len(shown) < len(quotes):
+        notes += (f"fallback quotes: left out {len(quotes) - len(shown)} that another quote says: "
+                  f"{[s.text for s in quotes if s not in shown]}",)
+    return [with_citations(s) for s in shown], notes
 
 
 def _quote(i: int, sent: str) -> Statement:

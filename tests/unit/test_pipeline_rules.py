@@ -174,6 +174,12 @@ def test_a_snippets_cut_sentence_is_never_quoted(checker):
                                  "The Lakers won the finals 16 times, the Celtics 17 times; together, the")
     res = pipe.answer("How many times have the Lakers won the finals?", docs)
     assert res.answer == "The Lakers won the finals 16 times, the Celtics 17 times [1]."
+    # another document says all of that part and more: its sentence alone is quoted
+    docs[1] = Document("NBA", "The Lakers won the finals 16 times, the Celtics 17 times; together, they won 33 finals.")
+    res = VeriCite(ScriptedLLM({"answer": "Great.", "gate": "No"}), checker, prompts=PromptSet.load("paper-en"),
+                   settings=Settings(claim_words=0, fallback_quotes=2)).answer(
+        "How many times have the Lakers won the finals?", docs)
+    assert res.answer == "The Lakers won the finals 16 times, the Celtics 17 times; together, they won 33 finals [2]."
 
 
 def test_nothing_verified_quotes_the_document_sentence_that_says_stage_1s_answer_first(checker):
