@@ -56,7 +56,7 @@ _PROMPT_OPENER = re.compile(
     r"(?:(?:the|this)\s+(?:passage|document|text|article|source)\s+(?:also\s+)?"
     r"(?:states|says|mentions|notes|explains|indicates|reports|confirms)\s+(?:also\s+)?that\s+"
     r"|(?:according\s+to|based\s+on)\s+(?:(?:the|this)\s+)?(?:(?:information|facts|details)\s+(?:provided\s+|given\s+)?"
-    r"(?:in|from)\s+the\s+)?(?:passage|document|text|article|source)s?\s*,\s*"
+    r"(?:in|from)\s+the\s+)?(?:passage|document|text|article|source)s?\s*(?:\[[\d,\s]+\]\s*)*,\s*"
     r"|(?:в|во)\s+(?:документе|тексте|отрывке|статье|источнике)\s+(?:также\s+)?"
     r"(?:говорится|сказано|указано|упоминается|отмечается|утверждается)\s*,?\s*(?:что\s+)?)",
     re.IGNORECASE)
@@ -206,14 +206,16 @@ _QUOTES = {'"': '"', "\u201c": "\u201d", "\u00ab": "\u00bb"}  # opening -> closi
 def _without_opener(sent: str) -> str:
     """``sent`` without an opener about the prompt (:data:`_PROMPT_OPENER`), capitalised; a
     quotation mark it opens and never closes goes too ('The passage states that "From 1800 on,
-    clans moved [2].' -> 'From 1800 on, clans moved [2].'). Unchanged when nothing is left."""
+    clans moved [2].' -> 'From 1800 on, clans moved [2].'); citation marks inside the opener go to the
+    claim ("According to Document [4], X." -> "X [4]."). Unchanged when nothing is left."""
     opener = _PROMPT_OPENER.match(sent)
     if not opener:
         return sent
     rest = _unquoted(sent[opener.end():].strip())
     if not any(ch.isalnum() for ch in strip_citations(rest)):
         return sent
-    return rest[0].upper() + rest[1:]
+    marks = parse_marks(opener.group(0))  # "According to Document [4], X": the marks go with X
+    return _reported(rest, marks) if marks else rest[0].upper() + rest[1:]
 
 
 _CLOSING_MARKS = re.compile(r"(?:\[[\d,\s]+\]\s*)+[.!?]?\s*$")  # the marks a sentence ends with

@@ -138,6 +138,9 @@ def test_a_piece_of_a_sentence_is_a_fragment():
 def test_according_to_document_is_prompt_talk():
     assert split_statements("According to Document, the final was held in Kiev [4].") == ["The final was held in Kiev [4]."]
     assert split_statements("Based on the documents, Lee sang [1].") == ["Lee sang [1]."]
+    assert split_statements("According to Document [4], the final was held in Kiev.") == ["The final was held in Kiev [4]."]
+    assert split_statements("According to Document [4], the final was held in Kiev [4].") == [
+        "The final was held in Kiev [4]."]
 
 
 def test_a_sentence_cut_at_its_end_keeps_its_whole_clauses():
