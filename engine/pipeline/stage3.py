@@ -75,8 +75,7 @@ def refine(pipe: VeriCite, q: Question, verified: list[Statement], answer: Stage
     st = Stage(StageTrace(R.REFINE))
     with q.timeline.span(None) as t:
         said = [strip_citations(s.raw or s.text) for s in answer.trace.statements] if answer else []
-        opening = next((t for t in said if answer_words(t, q.text, q.lang)), "")
-        quotes, led = fallback_quotes(pipe, q, opening) if not verified else ([], ())
+        quotes, led = fallback_quotes(pipe, q, _opening(q, said)) if not verified else ([], ())
         if quotes:
             st.draft = Draft.of(" ".join(quotes), [f"no verified statement: the answer quotes the {len(quotes)} "
                                                    "document sentence(s) most relevant to the question (fallback_quotes)",
@@ -116,7 +115,7 @@ def _pick(pipe: VeriCite, q: Question, st: Stage, verified: list[Statement], sai
     if sel is None:
         st.trace.notes.append(f"answer step: no 'Answer:' line in the reply {call.text[:200]!r}; merged instead")
         return None
-    opening = next((t for t in said if answer_words(t, q.text, q.lang)), "")
+    opening = _opening(q, said)
     quotes = document_sentences(pipe, q)
     picked = compose(sel, verified, q.text, q.lang, titles=[d.title for d in q.documents], opening=opening,
                      quotes=quotes, texts=[d.text for d in q.documents])
@@ -131,6 +130,11 @@ def _pick(pipe: VeriCite, q: Question, st: Stage, verified: list[Statement], sai
         notes += (f"answer: opens with the short answer {short!r}, cited with the sentences shown",)
     draft = Draft.of(merge_adjacent(" ".join(sentences)), notes, picked=True, quoted=quoted)
     return draft.warn(picked.caveat.code, picked.caveat.text) if picked.caveat else draft
+
+
+def _opening(q: Question, said: Sequence[str]) -> str:
+    """Stage 1's first sentence that says anything beyond the question ("" when none does)."""
+    return next((x for x in said if answer_words(x, q.text, q.lang)), "")
 
 
 def document_sentences(pipe: VeriCite, q: Question) -> list[Statement]:
@@ -186,7 +190,7 @@ def fallback_quotes(pipe: VeriCite, q: Question, opening: str = "") -> tuple[lis
     when those share a content word with the question (else the opening answered something else).
 
     Returns:
-        (the sentences with their citation marks, the trace notes of the lead; () when it kept the quotes).
+        (the sentences with their citation marks, the trace notes of the lead and of the quotes left out).
     """
     n = pipe.settings.fallback_quotes
     if n < 1:
