@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from .content import answer_words, stems
 from .entities import found
 
 # "Who was born first, Erika Jayne or Marco Da Silva?", "Кто старше, Пирт или Мун?"
@@ -19,6 +20,9 @@ _CHOICE = re.compile(r",[^,]+\s(?:or|или)\s[^,]+$", re.I)
 _EARLIER = re.compile(r"\b(?:first|earlier|earliest|older|oldest|before)\b|раньше|старше|первым|первой", re.I)
 _LATER = re.compile(r"\b(?:later|latest|last|younger|youngest|more recent(?:ly)?|most recent(?:ly)?|after)\b"
                     r"|позже|младше|моложе", re.I)
+#: words that ask for the order, not the event ordered
+_ORDER_WORDS = "first earlier earliest older oldest before later latest last younger youngest recent recently after"
+_AGE = re.compile(r"\b(?:older|oldest|younger|youngest)\b", re.I)
 _MONTHS = {m: k + 1 for k, m in enumerate(("january", "february", "march", "april", "may", "june", "july", "august",
                                              "september", "october", "november", "december"))}
 _MONTH = "|".join(m.capitalize() for m in _MONTHS)
@@ -50,24 +54,32 @@ def first_date(text: str) -> tuple[int, int, int] | None:
 
 
 def by_dates(question: str, sentences: Sequence[str]) -> str | None:
-    """For a question comparing two things by time ("Who was born first, A or B?", "Which came out
-    later, A or B?"): the one the dates of ``sentences`` make the answer. Each thing's date is the
+    """For a question comparing two things by time ("Who was born first, A or B?", "Which band was
+    formed later, A or B?"): the one the dates of ``sentences`` make the answer. Each thing's date is the
     first date of the first sentence naming it and not the other one
-    (:func:`~vericite.engine.text.entities.found`); the earlier date wins for "first", "earlier",
-    "older", "before", the later for "later", "younger", "more recent", "after".
+    (:func:`~vericite.engine.text.entities.found`) and a content word of the question besides the
+    two things ("born", "founded": "She released her first album in 2005" dates another event); the
+    earlier date wins for "first", "earlier", "older", "before", the later for "later", "younger",
+    "more recent", "after".
 
     Returns:
-        The thing as the question writes it; None when the question compares nothing by time, asks
-        both ways, a thing has no dated sentence, or the dates are equal or cannot be ordered (a
-        year against a full date of the same year).
+        The thing as the question writes it; None when the question compares nothing by time or asks
+        both ways, when a thing has no dated sentence naming the event asked about ("born"; "Who is
+        older" asks for birth), or when the dates are equal or cannot be ordered (a year against a
+        full date of the same year).
     """
     pair = choices(question)
     earlier, later = bool(_EARLIER.search(question)), bool(_LATER.search(question))
     if len(pair) != 2 or earlier == later:
         return None
+    # the event asked about ("born", "founded"): a dated sentence must name it, or its date may be another's
+    event = answer_words(question, " ".join(pair)) - stems(_ORDER_WORDS)
+    if not event and _AGE.search(question):  # "Who is younger": the age of a person is their birth
+        event = stems("born birth")
     dates = []
     for name, other in (pair, pair[::-1]):
-        date = next((d for s in sentences if found(name, s) and not found(other, s) and (d := first_date(s))), None)
+        date = next((d for s in sentences if found(name, s) and not found(other, s) and event & stems(s)
+                     and (d := first_date(s))), None)
         if date is None:
             return None
         dates.append(date)

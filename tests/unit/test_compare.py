@@ -23,13 +23,14 @@ def test_the_dates_say_which_one():
     q = "Who was born first, Erika Jayne or Marco Da Silva?"
     assert by_dates(q, [MARCO, ERIKA]) == "Erika Jayne"
     assert by_dates("Who is younger, Erika Jayne or Marco Da Silva?", [ERIKA, MARCO]) == "Marco Da Silva"
-    assert by_dates("Which came out later, Erika Jayne or Marco Da Silva?", [ERIKA, MARCO]) == "Marco Da Silva"
+    assert by_dates("Who was born later, Erika Jayne or Marco Da Silva?", [ERIKA, MARCO]) == "Marco Da Silva"
 
 
 def test_no_answer_from_dates_that_do_not_say_it():
     q = "Who was born first, Erika Jayne or Marco Da Silva?"
     assert by_dates(q, [ERIKA]) is None  # one thing undated
     assert by_dates(q, [ERIKA, "Marco Da Silva was born in Paris."]) is None
+    assert by_dates(q, [ERIKA, "Marco Da Silva released his first album in 1960."]) is None  # another event's date
     assert by_dates(q, [ERIKA, "Marco Da Silva was born in 1971."]) is None  # same year, no month: not ordered
     assert by_dates(q, ["Erika Jayne and Marco Da Silva met in 2001.", MARCO]) is None  # names both: whose date?
     assert by_dates("Who was born first and who later, Erika Jayne or Marco Da Silva?", [ERIKA, MARCO]) is None
@@ -38,8 +39,8 @@ def test_no_answer_from_dates_that_do_not_say_it():
 
 
 def test_the_dates_shown_outrank_stage_1s_reading():
-    q = "Who was born first, Rush or Toto?"
+    q = "Which band was formed first, Rush or Toto?"
     sel = SEL.Selection("Toto", ())
     shown = ["Rush was formed in 1968.", "Toto was formed in 1977."]
-    assert SEL.conclusion(sel, q, "Toto was born first.", shown=shown) == "Rush"
-    assert SEL.conclusion(sel, q, "Toto was born first.") == "Toto"  # no dates shown: stage 1's reading
+    assert SEL.conclusion(sel, q, "Toto was formed first.", shown=shown) == "Rush"
+    assert SEL.conclusion(sel, q, "Toto was formed first.") == "Toto"  # no dates shown: stage 1's reading
