@@ -251,9 +251,7 @@ def compose(sel: Selection, verified: Sequence[Statement], question: str, lang: 
     """
     picked = _compose(sel, verified, question, lang, opening)
     if not sel.yes_no:
-        # a document sentence opening "His record ..." may not lead or tie: alone it points at nobody
-        clear = [q for q in quotes if not dangling(resolve_pronoun(q, titles, texts).text)]
-        picked = lead(picked, verified, clear, question, opening, lang, titles)
+        picked = lead(picked, verified, quotes, question, opening, lang, titles, texts)
     resolved = tuple(resolve_pronoun(s, titles, texts) for s in picked.sentences)
     changed = [f"{a.text!r} -> {b.text!r}" for a, b in zip(picked.sentences, resolved) if a is not b]
     notes = picked.notes + ((f"answer: pronouns resolved to the cited document's title: {changed}",) if changed else ())
@@ -265,7 +263,7 @@ def compose(sel: Selection, verified: Sequence[Statement], question: str, lang: 
 
 
 def lead(picked: Picked, verified: Sequence[Statement], quotes: Sequence[Statement], question: str,
-         opening: str, lang: str = "en", titles: Sequence[str] = ()) -> Picked:
+         opening: str, lang: str = "en", titles: Sequence[str] = (), texts: Sequence[str] = ()) -> Picked:
     """``picked`` led by stage 1's answer.
 
     Stage 1 reads every document at once and its ``opening`` (first sentence saying anything
@@ -283,7 +281,9 @@ def lead(picked: Picked, verified: Sequence[Statement], quotes: Sequence[Stateme
     an answer by whether it says the answer early and plainly: the tie first buried it in the
     second sentence); the other picks follow only
     for a question of two parts (:func:`several_parts`; for a comparison, "..., A or B?", only those
-    naming A or B), at most :data:`MAX_PICKS` sentences in all.
+    naming A or B), at most :data:`MAX_PICKS` sentences in all. A document sentence whose opening
+    pronoun stays (:func:`resolve_pronoun` with the documents' ``titles`` and ``texts``) never leads
+    or ties: "His record ..." alone points at nobody.
 
     Returns:
         ``picked`` unchanged when the opening says nothing beyond the question or shares fewer
@@ -292,6 +292,7 @@ def lead(picked: Picked, verified: Sequence[Statement], quotes: Sequence[Stateme
         shares a word with it, or the first pick already says the most; else the new sentences,
         a trace note, and no caveat (a sentence now carries stage 1's answer).
     """
+    quotes = [q for q in quotes if not dangling(resolve_pronoun(q, titles, texts).text)]
     key = answer_words(opening, question, lang)
     pool = [*verified, *quotes]
     asked = answer_words(question, "", lang)

@@ -19,7 +19,6 @@ from ..selection import (
     Picked,
     compose,
     conclusion,
-    dangling,
     lead,
     numbered,
     parse_selection,
@@ -202,8 +201,7 @@ def fallback_quotes(pipe: VeriCite, q: Question, opening: str = "") -> tuple[lis
     quotes = [resolve_pronoun(_quote(i, sent), titles, texts) for i, sent in in_order]
     notes: tuple[str, ...] = ()
     if quotes and opening:
-        clear = [s for s in document_sentences(pipe, q) if not dangling(resolve_pronoun(s, titles, texts).text)]
-        led = lead(Picked(tuple(quotes), ()), [], clear, q.text, opening, q.lang, titles)
+        led = lead(Picked(tuple(quotes), ()), [], document_sentences(pipe, q), q.text, opening, q.lang, titles, texts)
         said = answer_words(" ".join(s.text for s in led.sentences), "", q.lang)
         # stage 1 unverified may answer another relation ("... has 4301 branches" for "how many ATMs"):
         # a lead that shares no word with the question answers something else

@@ -214,8 +214,7 @@ def _without_opener(sent: str) -> str:
     rest = _unquoted(sent[opener.end():].strip())
     if not any(ch.isalnum() for ch in strip_citations(rest)):
         return sent
-    marks = parse_marks(opener.group(0))  # "According to Document [4], X": the marks go with X
-    return _reported(rest, marks) if marks else rest[0].upper() + rest[1:]
+    return _reported(rest, parse_marks(opener.group(0)))  # "According to Document [4], X": the marks go with X
 
 
 _CLOSING_MARKS = re.compile(r"(?:\[[\d,\s]+\]\s*)+[.!?]?\s*$")  # the marks a sentence ends with
