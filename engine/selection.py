@@ -27,6 +27,7 @@ from .text.compare import by_dates, choices
 from .text.content import answer_words, yes_no_question
 from .text.entities import found
 from .text.entities import names as names_in
+from .text.relations import asked, states
 from .text.relevance import bm25_scores
 
 #: at most this many sentences in a picked answer
@@ -193,11 +194,15 @@ def _a_name(title: str) -> bool:
     return 0 < len(words) <= 6 and all(w[0].isupper() or w.lower() in _LOWER_IN_NAMES for w in words)
 
 
+def _capitalised(name: str) -> list[str]:
+    return [w for w in _NAME_WORD.findall(name) if w[0].isupper()]
+
+
 def _named_in(name: str, text: str) -> bool:
     """Whether every capitalised word of ``name`` occurs in ``text`` as written, capital included: the
     document calls its subject so ("Neil Peart" in "Neil Ellwood Peart ... Peart received"), where a
     title that is a common noun occurs lower-case or inflected ("Пресс-релиз" in "В пресс-релизе ...")."""
-    caps = [w for w in _NAME_WORD.findall(name) if w[0].isupper()]
+    caps = _capitalised(name)
     return all(re.search(rf"(?<!\w){re.escape(w)}(?!\w)", text) for w in caps)
 
 
@@ -208,13 +213,19 @@ def resolve_pronoun(s: Statement, titles: Sequence[str], texts: Sequence[str] = 
     from a document says "He" for the document's subject, which in an answer of several
     sentences reads as someone else. Unchanged when it cites several documents, its document's
     title does not read as a name (:func:`_a_name`), or, with the documents' ``texts`` given, the
-    document never calls anything by the title's capitalised words ("Пресс-релиз" for a press
-    release's "Он", which means Yandex Market). The final check then checks the sentence as resolved."""
+    title is one capitalised word the document never calls anything by ("Пресс-релиз" for a press
+    release's "Он", which means Yandex Market; a title of two capitalised words or more, "Vinko
+    Dvořák", is the subject of a snippet that never names it). The final check then checks the
+    sentence as resolved."""
     m = _PRONOUN.match(s.text)
     if not m or len(s.citations) != 1 or not 1 <= s.citations[0] <= len(titles):
         return s
     name = re.sub(r"\s*\([^)]*\)\s*$", "", titles[s.citations[0] - 1]).strip()
-    if not _a_name(name) or (len(texts) >= s.citations[0] and not _named_in(name, texts[s.citations[0] - 1])):
+    # a one-word title may be a common noun ("Пресс-релиз"): only a document calling something by it
+    # resolves; a name of two or more capitalised words is the article's subject, which a snippet cut
+    # from its middle ("He studied ... at the Charles University") need not name
+    if not _a_name(name) or (len(_capitalised(name)) < 2 and len(texts) >= s.citations[0]
+                             and not _named_in(name, texts[s.citations[0] - 1])):
         return s
     name = f"{name}'s" if m.group("p") in _POSSESSIVE else name
     text = name + s.text[m.end():]
@@ -252,6 +263,7 @@ def compose(sel: Selection, verified: Sequence[Statement], question: str, lang: 
     picked = _compose(sel, verified, question, lang, opening)
     if not sel.yes_no:
         picked = lead(picked, verified, quotes, question, opening, lang, titles, texts)
+        picked = next_hop(picked, verified, quotes, question, lang, titles, texts)
     resolved = tuple(resolve_pronoun(s, titles, texts) for s in picked.sentences)
     changed = [f"{a.text!r} -> {b.text!r}" for a, b in zip(picked.sentences, resolved) if a is not b]
     notes = picked.notes + ((f"answer: pronouns resolved to the cited document's title: {changed}",) if changed else ())
@@ -328,6 +340,53 @@ def lead(picked: Picked, verified: Sequence[Statement], quotes: Sequence[Stateme
     return Picked(tuple(sentences), picked.notes + (note,), None)
 
 
+def next_hop(picked: Picked, verified: Sequence[Statement], quotes: Sequence[Statement], question: str,
+             lang: str = "en", titles: Sequence[str] = (), texts: Sequence[str] = ()) -> Picked:
+    """``picked`` led by the second hop when its first sentence stops at the first.
+
+    A two-hop question asks a relation of someone it only describes ("Who married the creator of
+    Ruby Loftus Screwing a Breech Ring?"); the LLM steps often answer with the one described
+    ("Ruby Loftus Screwing a Breech Ring is a painting by Laura Knight") and stop. When the first
+    picked sentence that names a name of the question introduces a name the question lacks, and does not state
+    the relation the question asks (:func:`~vericite.engine.text.relations.asked`: "married",
+    "wife", "husband" for "married"), the verified or document sentence (``quotes``, verbatim; an
+    opening pronoun resolved to its document's title, one that stays never used) that names that new
+    name and states the relation (no picked sentence states it) ("Laura Knight married Harold Knight in 1903") leads, the first
+    sentence following as its link to the question: the answer first, then the hop before it. Among
+    several, those naming more of the new names, from another document than the first sentence's,
+    then the most relevant to the question. Nothing changes for a yes/no question or a comparison,
+    or when no sentence qualifies.
+    """
+    wanted = asked(question, lang)
+    if not picked.sentences or not wanted or yes_no_question(question) or choices(question):
+        return picked
+    if any(states(s.text, wanted, lang) for s in picked.sentences):
+        return picked
+    asked_of = names_in(question)
+    # the first hop: the first sentence naming a name of the question and one it lacks (a capitalised
+    # opener, "Born in ...", names nothing)
+    firsts = [(s, [n for n in names_in(s.text) if not found(n, question) and found(n, s.text.split(" ", 1)[-1])])
+              for s in picked.sentences if any(found(n, s.text) for n in asked_of)]
+    found_head, new = next(((s, list(dict.fromkeys(ns))) for s, ns in firsts if ns), (None, []))
+    if found_head is None:
+        return picked
+    head: Statement = found_head
+    resolved = [resolve_pronoun(s, titles, texts) for s in [*verified, *quotes]]
+    pool = [s for s in resolved if s.text != head.text and not dangling(s.text) and states(s.text, wanted, lang)
+            and any(found(n, s.text) for n in new)]
+    if not pool:
+        return picked
+
+    def key(s: Statement) -> tuple[int, bool]:
+        return sum(found(n, s.text) for n in new), not set(s.citations) <= set(head.citations)
+
+    top = max(key(s) for s in pool)
+    hop = ranked([s for s in pool if key(s) == top], question)[0]
+    note = (f"answer: the first sentence stops at the first hop; led by the sentence stating what the question "
+            f"asks of {new}: {hop.text!r}")
+    return Picked((hop, head), picked.notes + (note,), picked.caveat)
+
+
 def anchored(verified: Sequence[Statement], question: str, opening: str, lang: str = "en") -> Statement | None:
     """The verified sentence sharing the most :func:`~vericite.engine.text.content.answer_words`
     with ``opening`` (stage 1's first sentence that says anything beyond the question), the
@@ -381,10 +440,12 @@ def _compose(sel: Selection, verified: Sequence[Statement], question: str, lang:
                    f"{len(shown)} sentence(s) it picked")
             return Picked(tuple(shown[:MAX_PICKS]), tuple(notes), D.Caveat(ANSWER_UNSUPPORTED, why))
     named = " ".join(s.text for s in naming)
-    # "When ... and which ...": a pick may answer the other part; after an anchor the picks are the
-    # model's own reading of the answer, which the anchor may not name
-    both = several_parts(question) or anchor is not None
-    linked = [s for s in picks if s not in naming and (both or links(s.text, named, question))]
+    # "When ... and which ...": a pick may answer the other part; after an anchor a pick may say
+    # more of stage 1's answer, which the anchor may not name, or else is a fact beside it
+    both = several_parts(question)
+    said = answer_words(opening, question, lang) if anchor is not None else frozenset()
+    linked = [s for s in picks if s not in naming and (both or links(s.text, named, question)
+                                                       or answer_words(s.text, question, lang) & said)]
     unlinked = [s for s in picks if s not in naming and s not in linked]
     if unlinked:
         notes.append(f"answer: left out {len(unlinked)} picked sentence(s) sharing no name with the sentences "

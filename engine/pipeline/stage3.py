@@ -20,6 +20,7 @@ from ..selection import (
     compose,
     conclusion,
     lead,
+    next_hop,
     numbered,
     parse_selection,
     ranked,
@@ -186,7 +187,9 @@ def fallback_quotes(pipe: VeriCite, q: Question, opening: str = "") -> tuple[lis
     with the sentence tying it to the question (:func:`~vericite.engine.selection.lead`, as after
     the answer step: "Professional cyclist Sara Symington competed in the 2000 Summer Olympics" ->
     document 2's "The 2000 Summer Olympic Games, ... Sydney 2000 ...", not the cyclist's birth date),
-    when those share a content word with the question (else the opening answered something else).
+    when those share a content word with the question (else the opening answered something else);
+    when the first quote stops at the first hop of a two-hop question, the document sentence stating
+    what the question asks of the one it introduces leads (:func:`~vericite.engine.selection.next_hop`).
 
     Returns:
         (the sentences with their citation marks, the trace notes of the lead and of the quotes left out).
@@ -207,6 +210,9 @@ def fallback_quotes(pipe: VeriCite, q: Question, opening: str = "") -> tuple[lis
         # a lead that shares no word with the question answers something else
         if led.sentences and list(led.sentences) != quotes and said & answer_words(q.text, "", q.lang):
             quotes, notes = [resolve_pronoun(s, titles, texts) for s in led.sentences], led.notes
+    hop = next_hop(Picked(tuple(quotes), ()), [], document_sentences(pipe, q), q.text, q.lang, titles, texts)
+    if list(hop.sentences) != quotes:  # stopped at the first hop: the second leads, as after the answer step
+        quotes, notes = list(hop.sentences), notes + hop.notes
     shown = without_repeats(quotes, q.text, q.lang)  # one document's piece of another's sentence
     if len(shown) < len(quotes):
         notes += (f"fallback quotes: left out {len(quotes) - len(shown)} that another quote says: "

@@ -12,6 +12,7 @@ from vericite.engine import selection as SEL
 from vericite.engine.pipeline import Settings, VeriCite
 from vericite.engine.prompts import PromptSet
 from vericite.engine.records import Statement
+from vericite.engine.text.relations import asked
 
 from tests.fakes import ScriptedLLM, WordChecker
 from tests.unit.test_pipeline_rules import DOCS, Q
@@ -95,11 +96,13 @@ def test_an_answer_no_sentence_names_is_not_shown_as_found():
 def test_stage_1s_opening_points_to_the_answer_when_the_models_answer_is_in_no_sentence():
     # the model names an answer no verified sentence holds; stage 1 (which read every document at
     # once) opened with the answer: the verified sentence that says most of what it says goes first,
-    # the model's picks follow (they are its own reading of the answer)
+    # then the model's picks that say more of that answer (Rush); a pick saying none of it (Keith
+    # Moon of The Who) is a fact beside the answer and is left out
     opening = "The drummer inducted in 1983 was Neil Peart of Rush."
-    picked = SEL.compose(SEL.Selection("Toto", (1,)), VERIFIED, "Which drummer was inducted in 1983?", opening=opening)
-    assert picked.sentences == (VERIFIED[0], VERIFIED[1]) and picked.caveat is None
+    picked = SEL.compose(SEL.Selection("Toto", (1, 2)), VERIFIED, "Which drummer was inducted in 1983?", opening=opening)
+    assert picked.sentences == (VERIFIED[0], VERIFIED[2]) and picked.caveat is None
     assert any("closest to stage 1's opening" in n for n in picked.notes)
+    assert any("left out 1 picked sentence(s)" in n for n in picked.notes)
     # an opening that says nothing beyond the question, or nothing any sentence says: as before
     assert SEL.anchored(VERIFIED, "Which drummer was inducted in 1983?", "The drummer was inducted in 1983.") is None
     assert SEL.anchored(VERIFIED, Q, "Toto sold records.") is None
@@ -248,6 +251,11 @@ def test_a_title_that_is_not_a_name_is_not_put_for_a_pronoun():
                                ["Neil Ellwood Peart was a drummer. Peart wrote lyrics."]).text == "Neil Peart was a drummer."
     assert SEL.resolve_pronoun(it, ["Press release 2021"]) is it
     assert SEL.resolve_pronoun(it, ["Charles Carroll of Carrollton"]).text.startswith("Charles Carroll of Carrollton has")
+    # a snippet cut from the middle of an article never names its subject; a name of two capitalised
+    # words is still the one "He" means (a one-word title needs the document to use it: above)
+    studied = fact("He studied physics at the Charles University in Prague.", (1,))
+    snippet = "He studied physics at the Charles University in Prague. He became an assistant to Ernst Mach."
+    assert SEL.resolve_pronoun(studied, ["Vinko Dvořák"], [snippet]).text.startswith("Vinko Dvořák studied")
 
 
 def quote(text: str, doc: int) -> Statement:
@@ -362,3 +370,41 @@ def test_a_comparison_or_yes_no_answer_opens_with_its_short_answer_checked_as_a_
     assert SEL.conclusion(SEL.Selection("Rush", ()), "Which is older, Rush or Toto?") == "Rush"
     assert SEL.conclusion(SEL.Selection("both", ()), "Which is older, Rush or Toto?", "Toto is older than Rush.") == ""
     assert SEL.conclusion(SEL.Selection("Rush", ()), "Who drummed for Rush?") == ""
+
+
+KNIGHT_Q = "Who was married to the creator of Ruby Loftus Screwing a Breech Ring?"
+LOFTUS = fact("Ruby Loftus Screwing a Breech Ring is a 1943 painting by Laura Knight.", (1,))
+KNIGHT = [quote("Laura Knight was an English artist.", 2), quote("She married Harold Knight in 1903.", 2),
+          quote("Harold Knight was a portrait painter.", 3)]
+
+
+def test_an_answer_that_stops_at_the_first_hop_is_led_by_the_second():
+    # the picks name the painter (the one the question describes) and stop: the document sentence
+    # naming her and stating the relation asked ("married") leads, its pronoun resolved, the first hop follows
+    titles = ["Ruby Loftus Screwing a Breech Ring", "Laura Knight", "Harold Knight"]
+    picked = SEL.compose(SEL.Selection("Laura Knight", (0,)), [LOFTUS], KNIGHT_Q, titles=titles, quotes=KNIGHT)
+    assert [s.text for s in picked.sentences] == ["Laura Knight married Harold Knight in 1903.", LOFTUS.text]
+    assert any("stops at the first hop" in n for n in picked.notes)
+    # no sentence names her and states the relation, or the first sentence states it already: unchanged
+    alone = SEL.compose(SEL.Selection("Laura Knight", (0,)), [LOFTUS], KNIGHT_Q, titles=titles, quotes=KNIGHT[::2])
+    assert alone.sentences == (LOFTUS,)
+    wed = fact("Harold Knight married the creator of Ruby Loftus Screwing a Breech Ring, Laura Knight.", (3,))
+    assert SEL.next_hop(SEL.Picked((wed,), ()), [], KNIGHT, KNIGHT_Q, titles=titles).sentences == (wed,)
+    # a first sentence about someone the question does not name is no first hop; a comparison or
+    # yes/no question, or a question asking no relation the table knows, is left alone
+    other = fact("Harold Knight was a portrait painter.", (3,))
+    assert SEL.next_hop(SEL.Picked((other,), ()), [], KNIGHT, KNIGHT_Q, titles=titles).sentences == (other,)
+    # the first hop may follow a picked sentence that names no one new; a relation of something the
+    # question names ("president of India") is not asked of the one it describes
+    commissioned = fact("The painting Ruby Loftus Screwing a Breech Ring was commissioned in 1942.", (1,))
+    later = SEL.next_hop(SEL.Picked((commissioned, LOFTUS), ()), [], KNIGHT, KNIGHT_Q, titles=titles)
+    assert [s.text for s in later.sentences] == ["Laura Knight married Harold Knight in 1903.", LOFTUS.text]
+    karve = fact("Raghunath was the eldest son of Bharat Ratna Dhondo Keshav Karve.", (1,))
+    ratna = quote("The Bharat Ratna was awarded to former South African President Nelson Mandela.", 2)
+    q = "Who was honored with the award Dhondo Keshav Karve received prior to becoming president of India?"
+    assert SEL.next_hop(SEL.Picked((karve,), ()), [], [ratna], q).sentences == (karve,)
+    assert asked("Who is the president of the organization that Avery Brundage is a member of?")
+    assert not asked("Кто муж актрисы, сыгравшей Тельму?", "ru")  # English only
+    for q in ("Was the creator of Ruby Loftus Screwing a Breech Ring married?",
+              "When was Ruby Loftus Screwing a Breech Ring painted?"):
+        assert SEL.next_hop(SEL.Picked((LOFTUS,), ()), [], KNIGHT, q, titles=titles).sentences == (LOFTUS,)

@@ -1,0 +1,73 @@
+"""The relation a question asks for, and the words a document states it with (English).
+
+A two-hop question ("Who is the spouse of the actress who played the Fairy Godmother in Shrek 2?")
+asks a relation ("spouse") of someone its first hop names; documents state the relation in their
+own words ("Saunders is married to Adrian Edmondson"). :func:`asked` reads the relations off the
+question; :func:`states` tells whether a sentence states one of them. Words are compared as
+Snowball stems (:func:`~vericite.engine.text.content.stems`). Only English has a table: for other
+languages nothing is asked, and the rules that use it change nothing.
+"""
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+from .content import stems
+
+#: a relation word of a question -> the words a document may state it with (itself included)
+RELATIONS: dict[str, str] = {
+    "spouse": "spouse married marry wife husband widow",
+    "wife": "wife married marry spouse",
+    "husband": "husband married marry spouse",
+    "married": "married marry wife husband spouse",
+    "father": "father son daughter",
+    "mother": "mother son daughter",
+    "parent": "parent father mother",
+    "child": "child children son daughter",
+    "sibling": "sibling brother sister",
+    "brother": "brother",
+    "sister": "sister",
+    "born": "born birth birthplace native",
+    "birthplace": "born birth birthplace native",
+    "died": "died death",
+    "death": "died death",
+    "employer": "employer employed worked professor",
+    "founder": "founder founded established",
+    "founded": "founder founded established",
+    "director": "director directed",
+    "directed": "director directed",
+    "author": "author wrote written writer",
+    "wrote": "author wrote written writer",
+    "president": "president",
+    "capital": "capital",
+    "tributary": "tributary",
+    "crowned": "crowned coronation",
+}
+
+
+_OF_NAMED = re.compile(r"\b([a-z]+) of (?:the )?[A-Z]")
+
+
+@lru_cache(maxsize=1)
+def _table() -> dict[str, frozenset[str]]:
+    out: dict[str, frozenset[str]] = {}
+    for key, words in RELATIONS.items():
+        for k in stems(key):
+            out[k] = out.get(k, frozenset()) | stems(words)
+    return out
+
+
+def asked(question: str, lang: str = "en") -> frozenset[str]:
+    """The stems a sentence may state the question's relations with (empty: it asks none the table
+    knows, or ``lang`` is not English)."""
+    if lang != "en":
+        return frozenset()
+    table = _table()
+    # "president of India": a relation of something the question names, not of the one it describes
+    of_named = {w for m in _OF_NAMED.finditer(question) for w in stems(m.group(1))}
+    return frozenset(w for k in (stems(question) - of_named) & table.keys() for w in table[k])
+
+
+def states(sentence: str, wanted: frozenset[str], lang: str = "en") -> bool:
+    """Whether ``sentence`` has a word of ``wanted`` (:func:`asked`'s stems)."""
+    return bool(stems(sentence, lang) & wanted)
