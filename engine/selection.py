@@ -373,7 +373,7 @@ def next_hop(picked: Picked, verified: Sequence[Statement], quotes: Sequence[Sta
     head: Statement = found_head
     resolved = [resolve_pronoun(s, titles, texts) for s in [*verified, *quotes]]
     pool = [s for s in resolved if s.text != head.text and not dangling(s.text) and states(s.text, wanted, lang)
-            and any(found(n, s.text) for n in new)]
+            and any(found(n, s.text) for n in new) and not any(found(n, s.text) for n in asked_of)]
     if not pool:
         return picked
 
@@ -458,12 +458,16 @@ def _compose(sel: Selection, verified: Sequence[Statement], question: str, lang:
 
 def without_repeats(sentences: list[Statement], question: str, lang: str) -> list[Statement]:
     """``sentences`` without each one (last first) whose answer words the others all say
-    ("Valuair was acquired by Jetstar" beside "Valuair was acquired by Jetstar, based in Singapore")."""
+    ("Valuair was acquired by Jetstar" beside "Valuair was acquired by Jetstar, based in Singapore"),
+    or one other says three quarters of (a document saying the same twice: "... part of the
+    California Desert Studies Consortium, which consists of 7 CSU campuses: ..." and "It is
+    officially operated by the California Desert Studies Consortium, a consortium of 7 CSU campuses: ...")."""
     out = list(sentences)
     for s in reversed(sentences):
         others = [o for o in out if o is not s]
-        if others and answer_words(s.text, question, lang) <= answer_words(" ".join(o.text for o in others),
-                                                                           question, lang):
+        own = answer_words(s.text, question, lang)
+        if others and (own <= answer_words(" ".join(o.text for o in others), question, lang)
+                       or any(4 * len(own - answer_words(o.text, question, lang)) <= len(own) for o in others)):
             out = others
     return out
 

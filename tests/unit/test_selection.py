@@ -403,8 +403,27 @@ def test_an_answer_that_stops_at_the_first_hop_is_led_by_the_second():
     ratna = quote("The Bharat Ratna was awarded to former South African President Nelson Mandela.", 2)
     q = "Who was honored with the award Dhondo Keshav Karve received prior to becoming president of India?"
     assert SEL.next_hop(SEL.Picked((karve,), ()), [], [ratna], q).sentences == (karve,)
-    assert asked("Who is the president of the organization that Avery Brundage is a member of?")
+    # a sentence stating the relation of the question's own subject is no second hop; the one of the
+    # organisation the first hop introduces is
+    q = "Who is the president of the organization that Avery Brundage is a member of?"
+    member = fact("Avery Brundage is a member of the International Olympic Committee (IOC).", (1,))
+    own = quote("Avery Brundage was the fifth President of the International Olympic Committee (IOC).", 1)
+    bach = fact("The president of the International Olympic Committee is Thomas Bach.", (2,))
+    assert SEL.next_hop(SEL.Picked((member,), ()), [], [own], q).sentences == (member,)
+    assert SEL.next_hop(SEL.Picked((member,), ()), [bach], [own], q).sentences == (bach, member)
+    assert asked(q)
     assert not asked("Кто муж актрисы, сыгравшей Тельму?", "ru")  # English only
     for q in ("Was the creator of Ruby Loftus Screwing a Breech Ring married?",
               "When was Ruby Loftus Screwing a Breech Ring painted?"):
         assert SEL.next_hop(SEL.Picked((LOFTUS,), ()), [], KNIGHT, q, titles=titles).sentences == (LOFTUS,)
+
+
+def test_a_sentence_another_says_three_quarters_of_is_a_repeat():
+    q = "How many campuses are there in the institution that Desert Studies Center is a part of?"
+    part = quote("The Desert Studies Center is a part of the California Desert Studies Consortium, which consists of "
+                 "7 CSU campuses: Dominguez Hills, Fullerton, Long Beach and Cal Poly Pomona.", 1)
+    again = quote("Desert Studies Center is officially operated by the California Desert Studies Consortium, a consortium "
+                  "of 7 CSU campuses: Dominguez Hills, Fullerton, Long Beach and Cal Poly Pomona.", 1)
+    assert SEL.without_repeats([part, again], q, "en") == [part]
+    # a link whose words two others say between them, each less than three quarters, stays
+    assert SEL.without_repeats(VERIFIED[2::-2] + [VERIFIED[3]], Q, "en") == VERIFIED[2::-2] + [VERIFIED[3]]
