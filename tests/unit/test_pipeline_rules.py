@@ -209,6 +209,21 @@ def test_nothing_verified_quotes_the_document_sentence_that_says_stage_1s_answer
     assert "4301" not in res.answer and res.answer.startswith("Sara Symington is an English")
 
 
+def test_nothing_verified_and_the_quotes_stop_at_the_first_hop_the_second_leads(checker):
+    """Nothing passed; the fallback's best sentence names the painter the question describes and
+    stops: her document's sentence stating the relation asked ("married") leads, the first hop follows."""
+    docs = [Document("Ruby Loftus Screwing a Breech Ring",
+                     "Ruby Loftus Screwing a Breech Ring is a 1943 painting by Laura Knight."),
+            Document("Laura Knight", "She married Harold Knight in 1903. Laura Knight painted ballet dancers.")]
+    q = "Who was married to the creator of Ruby Loftus Screwing a Breech Ring?"
+    pipe = VeriCite(ScriptedLLM({"answer": "Ruby Loftus was painted.", "gate": "No"}), checker,
+                    prompts=PromptSet.load("paper-en"), settings=Settings(claim_words=0, fallback_quotes=1))
+    res = pipe.answer(q, docs)
+    assert res.answer == ("Laura Knight married Harold Knight in 1903 [2]. Ruby Loftus Screwing a Breech Ring is a "
+                          "1943 painting by Laura Knight [1].")
+    assert any("stops at the first hop" in n for n in res.stages[-1].notes)
+
+
 def test_a_quoted_sentence_opening_with_a_pronoun_names_its_documents_subject(checker):
     """A fallback quote "He was the drummer of the rock band Rush" said nothing about who: its
     pronoun is resolved to the document's title, and the sentence checked as resolved."""
