@@ -194,15 +194,11 @@ def _a_name(title: str) -> bool:
     return 0 < len(words) <= 6 and all(w[0].isupper() or w.lower() in _LOWER_IN_NAMES for w in words)
 
 
-def _capitalised(name: str) -> list[str]:
-    return [w for w in _NAME_WORD.findall(name) if w[0].isupper()]
-
-
 def _named_in(name: str, text: str) -> bool:
     """Whether every capitalised word of ``name`` occurs in ``text`` as written, capital included: the
     document calls its subject so ("Neil Peart" in "Neil Ellwood Peart ... Peart received"), where a
     title that is a common noun occurs lower-case or inflected ("Пресс-релиз" in "В пресс-релизе ...")."""
-    caps = _capitalised(name)
+    caps = [w for w in _NAME_WORD.findall(name) if w[0].isupper()]
     return all(re.search(rf"(?<!\w){re.escape(w)}(?!\w)", text) for w in caps)
 
 
@@ -213,19 +209,16 @@ def resolve_pronoun(s: Statement, titles: Sequence[str], texts: Sequence[str] = 
     from a document says "He" for the document's subject, which in an answer of several
     sentences reads as someone else. Unchanged when it cites several documents, its document's
     title does not read as a name (:func:`_a_name`), or, with the documents' ``texts`` given, the
-    title is one capitalised word the document never calls anything by ("Пресс-релиз" for a press
-    release's "Он", which means Yandex Market; a title of two capitalised words or more, "Vinko
-    Dvořák", is the subject of a snippet that never names it). The final check then checks the
+    document never calls anything by the title's capitalised words ("Пресс-релиз" for a press
+    release's "Он", which means Yandex Market; a snippet that never names its subject: the checker,
+    which reads the text and not the title, would fail the name). The final check then checks the
     sentence as resolved."""
     m = _PRONOUN.match(s.text)
     if not m or len(s.citations) != 1 or not 1 <= s.citations[0] <= len(titles):
         return s
     name = re.sub(r"\s*\([^)]*\)\s*$", "", titles[s.citations[0] - 1]).strip()
-    # a one-word title may be a common noun ("Пресс-релиз"): only a document calling something by it
-    # resolves; a name of two or more capitalised words is the article's subject, which a snippet cut
-    # from its middle ("He studied ... at the Charles University") need not name
-    if not _a_name(name) or (len(_capitalised(name)) < 2 and len(texts) >= s.citations[0]
-                             and not _named_in(name, texts[s.citations[0] - 1])):
+    # the checker reads the document's text, not its title: a name the text never uses would fail it
+    if not _a_name(name) or (len(texts) >= s.citations[0] and not _named_in(name, texts[s.citations[0] - 1])):
         return s
     name = f"{name}'s" if m.group("p") in _POSSESSIVE else name
     text = name + s.text[m.end():]
