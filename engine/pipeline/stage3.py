@@ -203,14 +203,15 @@ def fallback_quotes(pipe: VeriCite, q: Question, opening: str = "") -> tuple[lis
     titles = [d.title for d in q.shown]
     quotes = [resolve_pronoun(_quote(i, sent), titles, texts) for i, sent in in_order]
     notes: tuple[str, ...] = ()
+    sentences = document_sentences(pipe, q)  # what the lead and the second hop may quote
     if quotes and opening:
-        led = lead(Picked(tuple(quotes), ()), [], document_sentences(pipe, q), q.text, opening, q.lang, titles, texts)
+        led = lead(Picked(tuple(quotes), ()), [], sentences, q.text, opening, q.lang, titles, texts)
         said = answer_words(" ".join(s.text for s in led.sentences), "", q.lang)
         # stage 1 unverified may answer another relation ("... has 4301 branches" for "how many ATMs"):
         # a lead that shares no word with the question answers something else
         if led.sentences and list(led.sentences) != quotes and said & answer_words(q.text, "", q.lang):
             quotes, notes = [resolve_pronoun(s, titles, texts) for s in led.sentences], led.notes
-    hop = next_hop(Picked(tuple(quotes), ()), [], document_sentences(pipe, q), q.text, q.lang, titles, texts)
+    hop = next_hop(Picked(tuple(quotes), ()), [], sentences, q.text, q.lang, titles, texts)
     if list(hop.sentences) != quotes:  # stopped at the first hop: the second leads, as after the answer step
         quotes, notes = list(hop.sentences), notes + hop.notes
     shown = without_repeats(quotes, q.text, q.lang)  # one document's piece of another's sentence
