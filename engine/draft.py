@@ -6,7 +6,7 @@ warnings added:
 
 1. :func:`final_check`   every sentence checked against the documents it cites;
 2. :func:`add_nothing`   a sentence saying what no verified sentence says fails;
-   :func:`compared_by_dates` a comparison's short answer the dates of the answer's sentences give passes;
+   :func:`compared_by_measure` a comparison's short answer the dates or numbers of the answer's sentences give passes;
 3. :func:`strict`        failing sentences removed (or only reported), the verified sentences as fallback;
 4. :func:`put_back_statements` / :func:`put_back_facts`  verified sentences the merge lost, put back, checked
    (not after the answer step, :mod:`~vericite.engine.selection`: its picks are the answer);
@@ -34,7 +34,7 @@ from .config.settings import Settings
 from .nli.grading import grade
 from .records import Document, Quote, Statement
 from .text.citations import format_citations, merge_adjacent, strip_citations
-from .text.compare import by_dates
+from .text.compare import compared
 from .text.content import FUNCTION_WORDS, adds, answer_words, carried, stems, yes_no_question
 from .text.entities import found
 from .text.relevance import bm25_scores
@@ -205,15 +205,16 @@ def add_nothing(d: Draft, f: Facts) -> Draft:
     return d.revise(changed) if changed else d
 
 
-def compared_by_dates(d: Draft, f: Facts) -> Draft:
+def compared_by_measure(d: Draft, f: Facts) -> Draft:
     """A comparison's short answer ("Erika Jayne" for "Who was born first, Erika Jayne or Marco Da
-    Silva?", checked as the claim "Erika Jayne was born first") that failed the final check passes
-    when the answer's passing sentences date both things and their dates make it the answer
-    (:func:`~vericite.engine.text.compare.by_dates`: "born on July 10, 1971 [2]", "born on 10 April
-    1992 [4]"): a sentence-pair checker cannot compare the dates of two documents. Shown as the
-    claim when that names it."""
+    Silva?", checked as the claim "Erika Jayne was born first"; "Broad Peak" for "Which mountain is
+    higher, Nanda Devi or Broad Peak?") that failed the final check passes when the answer's passing
+    sentences date or number both things and their dates or numbers make it the answer
+    (:func:`~vericite.engine.text.compare.compared`: "born on July 10, 1971 [2]", "born on 10 April
+    1992 [4]"; "at 8051 m [2]", "7,816 m [1]"): a sentence-pair checker cannot compare two documents'
+    dates or numbers. Shown as the claim when that names it."""
     failed = [s for s in d.sentences if s.verdict != R.SUPPORTED]
-    winner = by_dates(f.question, [s.text for s in d.sentences if s.verdict == R.SUPPORTED]) if failed else None
+    winner = compared(f.question, [s.text for s in d.sentences if s.verdict == R.SUPPORTED]) if failed else None
     if not winner:
         return d
     changed: dict[int, Statement] = {}
@@ -221,7 +222,7 @@ def compared_by_dates(d: Draft, f: Facts) -> Draft:
         if strip_citations(s.raw).strip().rstrip(".").strip() == winner:
             shown = merge_adjacent(with_citations(s)) if s.rewritten and found(winner, s.text) else s.raw
             changed[id(s)] = replace(s, verdict=R.SUPPORTED, raw=shown)
-            d = d.note(f"compared by dates: {s.raw!r} passes: the answer's sentences date both, and their dates say it")
+            d = d.note(f"compared: {s.raw!r} passes: the answer's sentences date or number both, and say it")
     return d.revise(changed) if changed else d
 
 
@@ -394,7 +395,7 @@ def windows(text: str, lang: str = "en", size: int = 3) -> list[tuple[int, int]]
 
 
 #: stage 3's rules, in the order they run
-RULES: tuple[Rule, ...] = (final_check, add_nothing, compared_by_dates, strict, put_back_statements, put_back_facts,
+RULES: tuple[Rule, ...] = (final_check, add_nothing, compared_by_measure, strict, put_back_statements, put_back_facts,
                            lenient_marks, marks_before_stop, quotes)
 
 

@@ -23,8 +23,8 @@ import snowballstemmer
 from . import draft as D
 from .records import Statement
 from .text.citations import strip_citations
-from .text.compare import by_dates, choices
-from .text.content import answer_words, yes_no_question
+from .text.compare import by_words, choices, compared, measures, named, topic, two_things
+from .text.content import answer_words, stems, yes_no_question
 from .text.entities import found
 from .text.entities import names as names_in
 from .text.relations import asked, states
@@ -244,6 +244,8 @@ def compose(sel: Selection, verified: Sequence[Statement], question: str, lang: 
     - the sentences that name the answer first, then the other picks that share a name with them
       (:func:`links`; the others are left out: facts the model added beside the answer; a question
       of two parts keeps them all, :func:`several_parts`), at most :data:`MAX_PICKS`;
+    - a question about two named things (a comparison, "Are A and B both ...?"): one sentence about
+      each (:func:`both_sides`), instead of the next two steps;
     - stage 1's answer first (:func:`lead`): when another verified sentence or document sentence
       (``quotes``: the documents' sentences verbatim, each citing its document) says more of what
       stage 1's ``opening`` says beyond the question than the first sentence chosen, it leads,
@@ -254,7 +256,9 @@ def compose(sel: Selection, verified: Sequence[Statement], question: str, lang: 
       and a document sentence whose pronoun stays never leads (:func:`lead`).
     """
     picked = _compose(sel, verified, question, lang, opening)
-    if not sel.yes_no:
+    if two_things(question):
+        picked = both_sides(picked, verified, quotes, question, lang, titles, texts)
+    elif not sel.yes_no:
         picked = lead(picked, verified, quotes, question, opening, lang, titles, texts)
         picked = next_hop(picked, verified, quotes, question, lang, titles, texts)
     resolved = tuple(resolve_pronoun(s, titles, texts) for s in picked.sentences)
@@ -380,6 +384,48 @@ def next_hop(picked: Picked, verified: Sequence[Statement], quotes: Sequence[Sta
     return Picked((hop, head), picked.notes + (note,), picked.caveat)
 
 
+def both_sides(picked: Picked, verified: Sequence[Statement], quotes: Sequence[Statement], question: str,
+               lang: str = "en", titles: Sequence[str] = (), texts: Sequence[str] = ()) -> Picked:
+    """``picked`` as one sentence about each of the two things the question names
+    (:func:`~vericite.engine.text.compare.two_things`: "Which mountain is higher, Nanda Devi or Broad
+    Peak?", "Are Pothos and Tibouchina both genera of flowering plants?").
+
+    The LLM steps often answer with facts about one of them, and neither a reader nor a rule can
+    compare from one side. For each thing, the picked, verified or document sentence (``quotes``,
+    verbatim, an opening pronoun resolved to its document's title; one that stays is never used)
+    naming it and not the other: first one giving the date or number the question compares them by
+    (:func:`~vericite.engine.text.compare.measures`), then the one sharing most of the question's
+    other words, then picked before verified before quoted, then the earliest. The answer is those
+    two sentences, in the question's order; the conclusion (:func:`conclusion`) opens it.
+
+    Returns:
+        ``picked`` unchanged for another question or when no sentence names either thing; else the
+        one or two sentences found, a trace note, and ``picked``'s caveat.
+    """
+    pair = two_things(question)
+    if len(pair) != 2:
+        return picked
+    rest = topic(question)
+    resolved = [resolve_pronoun(s, titles, texts) for s in quotes]
+    pool = [*picked.sentences, *verified, *(s for s in resolved if not dangling(s.text))]
+    rank = {id(s): 2 for s in picked.sentences} | {id(s): 1 for s in verified if id(s) not in
+                                                   {id(p) for p in picked.sentences}}
+    compare = bool(choices(question))
+    sides = []
+    for name, other in (pair, pair[::-1]):
+        about = [s for s in pool if named(name, s.text) and not named(other, s.text)
+                 and len(answer_words(s.text, name, lang)) >= 2]  # not a split-off "Tibouchina Aubl."
+        if not about:
+            continue
+        best = max(about, key=lambda s: (compare and measures(question, name, other, s.text),
+                                         len(stems(s.text, lang) & rest), rank.get(id(s), 0), -pool.index(s)))
+        sides.append(best)
+    if not sides:
+        return picked
+    note = f"answer: one sentence about each of {pair}: {[s.text for s in sides]}"
+    return Picked(tuple(sides), picked.notes + (note,), picked.caveat)
+
+
 def anchored(verified: Sequence[Statement], question: str, opening: str, lang: str = "en") -> Statement | None:
     """The verified sentence sharing the most :func:`~vericite.engine.text.content.answer_words`
     with ``opening`` (stage 1's first sentence that says anything beyond the question), the
@@ -469,24 +515,31 @@ _PARTS = re.compile(r"\b(?:and|или|и)\s+(?:when|where|which|what|who|whom|ho
                     r"когда|где|как|какой|какая|какое|какие|кто|что|почему|сколько|зачем)\b", re.I)
 
 
-def conclusion(sel: Selection, question: str, opening: str = "", lang: str = "en", shown: Sequence[str] = ()) -> str:
+def conclusion(sel: Selection, question: str, opening: str = "", lang: str = "en", shown: Sequence[str] = (),
+               first: str = "") -> str:
     """The short answer a yes/no or comparison question needs said, for the answer to open with:
-    the model's "Yes"/"No" to a yes/no question ("Are both ...?"); for a comparison by time whose
-    ``shown`` sentences (the answer's) date both things, the one their dates make the answer
-    (:func:`~vericite.engine.text.compare.by_dates`); for another comparison ("Who was born
+    the model's "Yes"/"No" to a yes/no question ("Are both ...?"), else the one stage 1's ``first``
+    sentence or ``opening`` starts with ("Yes, both ..."); for a comparison whose ``shown`` sentences (the
+    answer's) date or number both things, the one their dates or numbers make the answer
+    (:func:`~vericite.engine.text.compare.compared`); for a comparison by kind ("Which is a comedy
+    film, A or B?") the one whose sentence alone says every other word of the question
+    (:func:`~vericite.engine.text.compare.by_words`); for another comparison ("Who was born
     first, A or B?") the one of A and B that stage 1's ``opening`` names alone (it read both
     documents at once: "Erika Jayne was born first"), else the one the model's answer names alone
     (often a copied sentence about one of them); "" for any other question or when neither says one. The caller
     cites it with the documents of the sentences shown, and the final check rewrites it as a claim
     with the question ("Erika Jayne was born first") and checks it against those documents joined,
     like any short final sentence."""
-    if sel.yes_no:
-        word = _WORD.findall(sel.answer)[0]
-        return word.capitalize() if yes_no_question(question) else ""
-    dated = by_dates(question, shown)
-    if dated:
-        return dated
     pair = choices(question)
+    if yes_no_question(question) and not pair:
+        said = next((t for t in (sel.answer, first, opening) if _WORD.findall(t.casefold())[:1] in
+                     (["yes"], ["no"], ["да"], ["нет"])), "")
+        return _WORD.findall(said)[0].capitalize() if said else ""
+    if sel.yes_no:
+        return ""
+    decided = compared(question, shown) or by_words(question, shown)
+    if decided:
+        return decided
     for text in (opening, sel.answer):
         named = [c for c in pair if names(c, text, lang)]
         if len(named) == 1:

@@ -17,6 +17,7 @@ from ..draft import Draft, with_citations
 from ..records import StageTrace, Statement
 from ..selection import (
     Picked,
+    both_sides,
     compose,
     conclusion,
     lead,
@@ -123,7 +124,8 @@ def _pick(pipe: VeriCite, q: Question, st: Stage, verified: list[Statement], sai
     quoted = tuple(s.text for s in picked.sentences if s.text not in said_by)
     sentences = [with_citations(s) for s in picked.sentences]
     notes = picked.notes
-    short = conclusion(sel, q.text, opening, q.lang, [s.text for s in picked.sentences]) if picked.sentences else ""
+    short = conclusion(sel, q.text, opening, q.lang, [s.text for s in picked.sentences],
+                       said[0] if said else "") if picked.sentences else ""
     if short:  # "Yes" / the one compared: a fragment the final check makes a claim of and checks
         cites = tuple(dict.fromkeys(c for s in picked.sentences for c in s.citations))
         sentences.insert(0, with_citations(Statement(R.REFINE, f"{short}.", cites, R.KEPT, None, short)))
@@ -189,7 +191,8 @@ def fallback_quotes(pipe: VeriCite, q: Question, opening: str = "") -> tuple[lis
     document 2's "The 2000 Summer Olympic Games, ... Sydney 2000 ...", not the cyclist's birth date),
     when those share a content word with the question (else the opening answered something else);
     when the first quote stops at the first hop of a two-hop question, the document sentence stating
-    what the question asks of the one it introduces leads (:func:`~vericite.engine.selection.next_hop`).
+    what the question asks of the one it introduces leads (:func:`~vericite.engine.selection.next_hop`);
+    for a question about two named things, one sentence about each (:func:`~vericite.engine.selection.both_sides`).
 
     Returns:
         (the sentences with their citation marks, the trace notes of the lead and of the quotes left out).
@@ -214,6 +217,9 @@ def fallback_quotes(pipe: VeriCite, q: Question, opening: str = "") -> tuple[lis
     hop = next_hop(Picked(tuple(quotes), ()), [], sentences, q.text, q.lang, titles, texts)
     if list(hop.sentences) != quotes:  # stopped at the first hop: the second leads, as after the answer step
         quotes, notes = list(hop.sentences), notes + hop.notes
+    sides = both_sides(Picked(tuple(quotes), ()), [], sentences, q.text, q.lang, titles, texts)
+    if list(sides.sentences) != quotes:  # two things asked about: one sentence each, as after the answer step
+        quotes, notes = list(sides.sentences), notes + sides.notes
     shown = without_repeats(quotes, q.text, q.lang)  # one document's piece of another's sentence
     if len(shown) < len(quotes):
         notes += (f"fallback quotes: left out {len(quotes) - len(shown)} that another quote says: "

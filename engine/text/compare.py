@@ -1,10 +1,12 @@
-"""Comparison questions ("Who was born first, Erika Jayne or Marco Da Silva?"): the two things
-compared, and which one the dates of the answer's sentences make the answer.
+"""Questions about two named things: comparisons ("Who was born first, Erika Jayne or Marco Da
+Silva?", "Which mountain is higher, Nanda Devi or Broad Peak?", "Is A or B further west?") and
+yes/no questions about both ("Are Pothos and Tibouchina both genera of flowering plants?"); which
+of the two the dates or numbers of the answer's sentences make the answer.
 
 A sentence-pair checker cannot say "Erika Jayne was born first" from "Erika Jayne was born on July
-10, 1971" in one document and "Marco Da Silva was born on 10 April 1992" in another: the
-conclusion needs both dates, compared. The answer's sentences are checked one by one; the
-comparison of their dates is done here, by rule.
+10, 1971" in one document and "Marco Da Silva was born on 10 April 1992" in another, nor "Broad
+Peak is higher" from "8051 m" and "7816 m": the conclusion needs both, compared. The answer's
+sentences are checked one by one; the comparison of their dates or numbers is done here, by rule.
 """
 from __future__ import annotations
 
@@ -16,6 +18,19 @@ from .entities import found
 
 # "Who was born first, Erika Jayne or Marco Da Silva?", "Кто старше, Пирт или Мун?"
 _CHOICE = re.compile(r",[^,]+\s(?:or|или)\s[^,]+$", re.I)
+# "Is Muskegon County Airport or John Wayne Airport further west?"
+_IS_CHOICE = re.compile(r"^\W*(?:is|are|was|were|does|did|do)\s+(?:the\s+)?(?P<a>.+?)\s+or\s+(?:the\s+)?(?P<rest>.+)$", re.I)
+# "Are Sutera and Rhodotypos both types of shrub?", "Were both Ernst Messerschmid and Reinhold Ewald
+# ESA astronauts?", "Are Aladdin and Song of the South produced by the same company?"
+_AUX = r"^\W*(?:is|are|was|were|do|does|did|have|has|had)\s+"
+_BOTH = re.compile(_AUX + r"(?:the\s+)?(?P<a>.+?)\s+and\s+(?:the\s+)?(?P<b>.+?)\s+both\b", re.I)
+_BOTH_FIRST = re.compile(_AUX + r"both\s+(?:the\s+)?(?P<a>.+?)\s+and\s+(?:the\s+)?(?P<rest>.+)$", re.I)
+_SAME = re.compile(_AUX + r"(?:the\s+)?(?P<a>.+?)\s+and\s+(?:the\s+)?(?P<rest>.+?\bthe\s+same\b.*)$", re.I)
+# a name as the question writes it: capitalised words (or numbers, "Commodore 16"), with the small
+# words a title keeps ("In the Realm of the Hackers", "Song of the South")
+_SMALL = r"(?:of|the|and|de|du|von|van|la|le|in|on|a|an)"
+_WORD_OF_NAME = rf"(?:[A-Z0-9][\w'’.&-]*|{_SMALL}(?=(?:\s+{_SMALL})*\s+[A-Z0-9]))"
+_RUN = re.compile(rf"(?<![\w-])[A-Z][\w'’.&-]*(?:,?\s+{_WORD_OF_NAME})*")
 #: the question asks for the earlier date / the later one
 _EARLIER = re.compile(r"\b(?:first|earlier|earliest|older|oldest|before)\b|раньше|старше|первым|первой", re.I)
 _LATER = re.compile(r"\b(?:later|latest|last|younger|youngest|more recent(?:ly)?|most recent(?:ly)?|after)\b"
@@ -23,6 +38,24 @@ _LATER = re.compile(r"\b(?:later|latest|last|younger|youngest|more recent(?:ly)?
 #: words that ask for the order, not the event ordered
 _ORDER_WORDS = "first earlier earliest older oldest before later latest last younger youngest recent recently after"
 _AGE = re.compile(r"\b(?:older|oldest|younger|youngest)\b", re.I)
+# "Who lived to an older age", "Which playwright lived a longer life": not a birth date
+_LIFE = re.compile(r"\b(?:age|aged|lived|life|lifetime)\b", re.I)
+# "Robert Zigler Leonard (October 7, 1889 – August 27, 1968) was ...": a biography opens with the life's span
+_LIFESPAN = re.compile(r"\((?:born\s+)?[^()]{0,24}?\b\d{4}\s*[–—-]")
+#: the question asks for the larger number / the smaller one
+_MORE = re.compile(r"\b(?:more|most|greater|greatest|larger|largest|bigger|biggest|higher|highest|taller|tallest)\b",
+                   re.I)
+_FEWER = re.compile(r"\b(?:fewer|fewest|less|least|smaller|smallest|lower|lowest)\b", re.I)
+#: a comparison of heights ("Which mountain is higher", "Which peak stands taller")
+_HEIGHT_Q = re.compile(r"\b(?:higher|highest|taller|tallest|lower|lowest)\b", re.I)
+_NUMBER = r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?"
+_HEIGHT = re.compile(rf"(?P<n>{_NUMBER})\s*(?P<u>m|metres|meters|ft|feet)(?![\w²])")
+#: the thing counted: the word after "more"/"most"/"fewer" ("Which genus contains more species")
+_COUNTED = re.compile(r"\b(?:more|most|fewer|fewest)\s+(?P<w>[^\W\d_]{3,})", re.I)
+_NUMBER_WORDS = {w: k for k, w in enumerate("zero one two three four five six seven eight nine ten eleven twelve "
+                                            "thirteen fourteen fifteen sixteen seventeen eighteen nineteen twenty"
+                                            .split())}
+_TOKEN = re.compile(rf"{_NUMBER}|[^\W\d_]+")
 _MONTHS = {m: k + 1 for k, m in enumerate(("january", "february", "march", "april", "may", "june", "july", "august",
                                              "september", "october", "november", "december"))}
 _MONTH = "|".join(m.capitalize() for m in _MONTHS)
@@ -32,11 +65,62 @@ _DATE = re.compile(rf"\b(?:(?P<m1>{_MONTH})\s+(?P<d1>\d{{1,2}}),?\s+(?P<y1>\d{{4
                    rf"|(?P<y4>(?:1[0-9]|20)\d{{2}}))\b")
 
 
+def named(name: str, text: str) -> bool:
+    """Whether ``text`` names ``name``: each of its words but initials found
+    (:func:`~vericite.engine.text.entities.found`; "Muskegon County Airport" is not named by "North
+    Muskegon", "Robert Z. Leonard" is by "Robert Zigler Leonard")."""
+    words = [w for w in name.split() if not re.fullmatch(r"\w\.?", w)]  # "Robert Z. Leonard": "Robert Zigler Leonard"
+    return bool(words) and all(found(w, text) for w in words)
+
+
 def choices(question: str) -> list[str]:
     """The two things a comparison question names after its comma ("Erika Jayne", "Marco Da
-    Silva"); [] for another question."""
-    m = _CHOICE.search(question.strip().rstrip("?").rstrip())
-    return [c.strip() for c in re.split(r"\s(?:or|или)\s", m.group(0).lstrip(","), flags=re.I)] if m else []
+    Silva"), or as "Is A or B ...?" ("Muskegon County Airport", "John Wayne Airport"); [] for another
+    question."""
+    q = question.strip().rstrip("?").rstrip()
+    m = _CHOICE.search(q)
+    if m:
+        return [c.strip() for c in re.split(r"\s(?:or|или)\s", m.group(0).lstrip(","), flags=re.I)]
+    m = _IS_CHOICE.match(q)
+    if m and (b := _lead_name(m.group("rest"))) and (a := _tail_name(m.group("a"))):
+        return [a, b]
+    return []
+
+
+def both(question: str) -> list[str]:
+    """The two things a yes/no question asks the same of ("Are Sutera and Rhodotypos both types of
+    shrub?" -> ["Sutera", "Rhodotypos"]; "Were both A and B ...?"; "Are A and B from the same
+    country?"); [] for another question."""
+    q = question.strip().rstrip("?").rstrip()
+    for pattern in (_BOTH, _BOTH_FIRST, _SAME):
+        m = pattern.match(q)
+        if not m:
+            continue
+        a = _tail_name(m.group("a"))
+        b = _tail_name(m.group("b")) if "b" in m.groupdict() else _lead_name(m.group("rest"))
+        if a and b:
+            return [a, b]
+    return []
+
+
+def two_things(question: str) -> list[str]:
+    """The two things a question compares (:func:`choices`) or asks the same of (:func:`both`); []
+    for another question."""
+    return choices(question) or both(question)
+
+
+def _lead_name(text: str) -> str:
+    """The name ``text`` opens with ("John Wayne Airport further west" -> "John Wayne Airport"), ""
+    when it opens with none."""
+    m = _RUN.match(text.strip())
+    return m.group(0).rstrip(",") if m else ""
+
+
+def _tail_name(text: str) -> str:
+    """The name ``text`` ends with ("the flowering plants Ecballium" -> "Ecballium"), "" when it ends
+    with none (a name must end the text)."""
+    runs = [m for m in _RUN.finditer(text.strip()) if m.end() == len(text.strip())]
+    return runs[0].group(0) if runs else ""
 
 
 def first_date(text: str) -> tuple[int, int, int] | None:
@@ -58,7 +142,8 @@ def by_dates(question: str, sentences: Sequence[str]) -> str | None:
     formed later, A or B?"): the one the dates of ``sentences`` make the answer. Each thing's date is the
     first date of the first sentence naming it and not the other one
     (:func:`~vericite.engine.text.entities.found`) and a content word of the question besides the
-    two things ("born", "founded": "She released her first album in 2005" dates another event); the
+    two things ("born", "founded": "She released her first album in 2005" dates another event; for
+    a birth, a biography's opening life span "(October 7, 1889 – August 27, 1968)" names it); the
     earlier date wins for "first", "earlier", "older", "before", the later for "later", "younger",
     "more recent", "after".
 
@@ -73,12 +158,10 @@ def by_dates(question: str, sentences: Sequence[str]) -> str | None:
     if len(pair) != 2 or earlier == later:
         return None
     # the event asked about ("born", "founded"): a dated sentence must name it, or its date may be another's
-    event = answer_words(question, " ".join(pair)) - stems(_ORDER_WORDS)
-    if not event and _AGE.search(question):  # "Who is younger": the age of a person is their birth
-        event = stems("born birth")
+    event = _event(question, pair)
     dates = []
     for name, other in (pair, pair[::-1]):
-        date = next((d for s in sentences if found(name, s) and not found(other, s) and event & stems(s)
+        date = next((d for s in sentences if named(name, s) and not named(other, s) and _dates(event, s)
                      and (d := first_date(s))), None)
         if date is None:
             return None
@@ -90,3 +173,116 @@ def by_dates(question: str, sentences: Sequence[str]) -> str | None:
         if x != y:
             return pair[0] if (x < y) == earlier else pair[1]
     return None
+
+
+def _event(question: str, pair: Sequence[str]) -> frozenset[str]:
+    """The stems of the event a comparison by time asks about ("born", "founded")."""
+    if _AGE.search(question) and not _LIFE.search(question):  # "Which director is younger": the birth
+        return stems("born birth")
+    return answer_words(question, " ".join(pair)) - stems(_ORDER_WORDS)
+
+
+def _dates(event: frozenset[str], sentence: str) -> bool:
+    """Whether ``sentence`` dates the ``event`` (names it, or opens a biography with a life span when
+    the event is a birth)."""
+    return bool(event & stems(sentence)) or bool(event & stems("born birth") and _LIFESPAN.search(sentence))
+
+
+def _count(word: str) -> float | None:
+    if word[0].isdigit():
+        return float(word.replace(",", ""))
+    return _NUMBER_WORDS.get(word.lower())
+
+
+def number(question: str, sentence: str) -> float | None:
+    """The number ``sentence`` gives for what ``question`` compares by number: a height in metres
+    for "higher"/"taller" ("at 8035 m", "26,414 ft" -> 8050.99), else the count of the word after
+    "more"/"most"/"fewer" ("more species": "consists of 118 species" -> 118.0, "There are three
+    species" -> 3.0; digits or the words zero to twenty, at most three words before it); None when
+    the question compares nothing by number or the sentence gives none."""
+    if _HEIGHT_Q.search(question):
+        m = _HEIGHT.search(sentence)
+        if not m:
+            return None
+        n = float(m.group("n").replace(",", ""))
+        return n * 0.3048 if m.group("u") in ("ft", "feet") else n
+    c = _COUNTED.search(question)
+    if not c:
+        return None
+    want = stems(c.group("w"))
+    tokens = _TOKEN.findall(sentence)
+    for k, t in enumerate(tokens):
+        counted = _count(t)
+        if counted is not None and any(stems(w) & want for w in tokens[k + 1:k + 5]):
+            return counted
+    return None
+
+
+def by_numbers(question: str, sentences: Sequence[str]) -> str | None:
+    """For a question comparing two things by number ("Which mountain is higher, A or B?", "Which
+    genus contains more species, A or B?"): the one the numbers of ``sentences`` make the answer,
+    each thing's number (:func:`number`) from the first sentence naming it and not the other one;
+    the larger wins for "more", "higher", "larger", the smaller for "fewer", "lower", "smaller".
+
+    Returns:
+        The thing as the question writes it; None when the question compares nothing by number or
+        asks both ways, when a thing has no sentence giving its number, or when the numbers are equal.
+    """
+    pair = choices(question)
+    more, fewer = bool(_MORE.search(question)), bool(_FEWER.search(question))
+    if len(pair) != 2 or more == fewer:
+        return None
+    values = []
+    for name, other in (pair, pair[::-1]):
+        value = next((v for s in sentences if named(name, s) and not named(other, s)
+                      and (v := number(question, s)) is not None), None)
+        if value is None:
+            return None
+        values.append(value)
+    if values[0] == values[1]:
+        return None
+    return pair[0] if (values[0] > values[1]) == more else pair[1]
+
+
+def compared(question: str, sentences: Sequence[str]) -> str | None:
+    """The one of the two things a comparison question names that the dates (:func:`by_dates`) or
+    numbers (:func:`by_numbers`) of ``sentences`` make the answer; None when they make neither."""
+    return by_dates(question, sentences) or by_numbers(question, sentences)
+
+
+_COMPARING = stems(f"{_ORDER_WORDS} more most greater greatest larger largest bigger biggest higher highest taller "
+                   "tallest fewer fewest less least smaller smallest lower lowest both same")
+
+
+def topic(question: str) -> frozenset[str]:
+    """The content stems of a question about two things (:func:`two_things`) besides the two things
+    and the words that compare ("comedy", "film" of "Which is a comedy film, A or B?")."""
+    return answer_words(question, " ".join(two_things(question))) - _COMPARING
+
+
+def by_words(question: str, sentences: Sequence[str]) -> str | None:
+    """For a comparison by kind ("Which is a comedy film, The Million Dollar Duck or Don Quixote?"; not
+    one by time or number): the one of the two things whose first sentence naming it alone says every
+    other content word of the question ("comedy", "film") when the other's does not; None otherwise."""
+    pair = choices(question)
+    if len(pair) != 2 or any(p.search(question) for p in (_EARLIER, _LATER, _MORE, _FEWER)):
+        return None
+    rest = topic(question)
+    if not rest:
+        return None
+    says = []
+    for name, other in (pair, pair[::-1]):
+        s = next((s for s in sentences if named(name, s) and not named(other, s)), "")
+        says.append(bool(s) and rest <= stems(s))
+    return pair[0] if says == [True, False] else pair[1] if says == [False, True] else None
+
+
+def measures(question: str, name: str, other: str, sentence: str) -> bool:
+    """Whether ``sentence`` gives ``name`` (and not ``other``) the date or number ``question``
+    compares them by: a sentence that lets :func:`compared` decide."""
+    if not named(name, sentence) or named(other, sentence):
+        return False
+    if bool(_EARLIER.search(question)) != bool(_LATER.search(question)):
+        if _dates(_event(question, (name, other)), sentence) and first_date(sentence):
+            return True
+    return number(question, sentence) is not None

@@ -1,6 +1,8 @@
-"""Comparison questions by time: the two things compared, dates read, which one the dates say."""
+"""Questions about two named things: the two things, dates and numbers read, which one they say."""
+from vericite.engine import records as R
 from vericite.engine import selection as SEL
-from vericite.engine.text.compare import by_dates, choices, first_date
+from vericite.engine.records import Statement
+from vericite.engine.text.compare import by_dates, by_numbers, by_words, both, choices, compared, first_date, number
 
 ERIKA = "Erika Jayne was born on July 10, 1971."
 MARCO = "Marco Da Silva was born on 10 April 1992."
@@ -9,6 +11,19 @@ MARCO = "Marco Da Silva was born on 10 April 1992."
 def test_the_two_things_compared():
     assert choices("Who was born first, Erika Jayne or Marco Da Silva?") == ["Erika Jayne", "Marco Da Silva"]
     assert choices("Who drummed for Rush?") == []
+    assert choices("Is Muskegon County Airport or John Wayne Airport further west?") == [
+        "Muskegon County Airport", "John Wayne Airport"]
+    assert choices("Is Paris the capital of France?") == []
+
+
+def test_the_two_things_a_yes_no_question_asks_the_same_of():
+    assert both("Are Freakonomics and In the Realm of the Hackers both American documentaries?") == [
+        "Freakonomics", "In the Realm of the Hackers"]
+    assert both("Were both Alvin Lee and Chad Gray lead vocalists for bands?") == ["Alvin Lee", "Chad Gray"]
+    assert both("Are the flowering plants Ecballium and Elatostema in the same family?") == ["Ecballium", "Elatostema"]
+    assert both("Are Aladdin and Song of the South produced by the same company?") == ["Aladdin", "Song of the South"]
+    assert both("Are dogs and cats both mammals?") == []  # no names
+    assert both("Is the Virgilia found in Africa?") == []
 
 
 def test_dates_read_as_year_month_day():
@@ -44,3 +59,80 @@ def test_the_dates_shown_outrank_stage_1s_reading():
     shown = ["Rush was formed in 1968.", "Toto was formed in 1977."]
     assert SEL.conclusion(sel, q, "Toto was formed first.", shown=shown) == "Rush"
     assert SEL.conclusion(sel, q, "Toto was formed first.") == "Toto"  # no dates shown: stage 1's reading
+
+
+def test_a_biographys_life_span_dates_a_birth():
+    q = "Which film director is younger, Robert Z. Leonard or Sinclair Hill?"
+    leonard = "Robert Zigler Leonard (October 7, 1889 – August 27, 1968) was an American film director."
+    assert by_dates(q, [leonard, "Sinclair Hill (1894–1945) was a British film director."]) == "Sinclair Hill"
+    assert by_dates(q, [leonard, "Sinclair Hill directed films between 1920 and 1939."]) is None  # not his birth
+    # how long one lived is not when one was born
+    assert by_dates("Who lived to an older age, Robert Z. Leonard or Sinclair Hill?",
+                    [leonard, "Sinclair Hill (1894–1945) was a British film director."]) is None
+
+
+def test_the_numbers_say_which_one():
+    q = "Which mountain is higher, Nanda Devi or Broad Peak?"
+    devi, broad = "Nanda Devi rises to 7,816 m.", "Broad Peak is the 12th highest mountain in the world at 8051 m."
+    assert number(q, devi) == 7816 and number(q, "It stands 26,414 ft tall.") == 26414 * 0.3048
+    assert by_numbers(q, [devi, broad]) == "Broad Peak"
+    assert by_numbers("Which mountain is lower, Nanda Devi or Broad Peak?", [devi, broad]) == "Nanda Devi"
+    assert by_numbers("Which peak is taller, Nanda Devi or Broad Peak?", [devi, "Broad Peak: 26,414 ft."]) == "Broad Peak"
+    species = "Which genus contains more species, Crowea or Dracula?"
+    crowea, dracula = "There are three species and many cultivars of Crowea.", "The orchid genus Dracula consists of 118 species."
+    assert number(species, crowea) == 3 and number(species, dracula) == 118
+    assert by_numbers(species, [crowea, dracula]) == "Dracula" == compared(species, [dracula, crowea])
+    assert by_numbers("Which genus has the fewest species, Crowea or Dracula?", [crowea, dracula]) == "Crowea"
+
+
+def test_no_answer_from_numbers_that_do_not_say_it():
+    q = "Which mountain is higher, Nanda Devi or Broad Peak?"
+    broad = "Broad Peak is at 8051 m."
+    assert by_numbers(q, [broad, "Nanda Devi is the second highest mountain in India."]) is None  # no height
+    assert by_numbers(q, [broad, "Nanda Devi National Park covers 630 km2."]) is None  # not a height
+    assert by_numbers(q, [broad, "Nanda Devi is 8051 m high."]) is None  # equal
+    assert by_numbers(q, [broad, "Nanda Devi and Broad Peak were climbed by 12 m teams."]) is None  # names both
+    species = "Which genus contains more species, Crowea or Dracula?"
+    assert by_numbers(species, ["Crowea was named in 1798.", "Dracula consists of 118 species."]) is None
+    assert by_numbers("Which genus is older, Crowea or Dracula?", ["Crowea has 3 species.", "Dracula has 118 species."]) is None
+    # a name is named by all its words: "North Muskegon" does not name Muskegon County Airport
+    assert compared("Which airport is higher, Muskegon County Airport or John Wayne Airport?",
+                    ["The park is at 190 m west of North Muskegon.", "John Wayne Airport is at 17 m."]) is None
+
+
+def test_a_comparison_by_kind_is_said_by_the_sentence_that_says_the_kind():
+    q = "Which is a comedy film, The Million Dollar Duck or Don Quixote?"
+    duck = "The Million Dollar Duck is a 1971 American comedy film."
+    quixote = "Don Quixote is a Spanish novel by Miguel de Cervantes."
+    assert by_words(q, [quixote, duck]) == "The Million Dollar Duck"
+    assert by_words(q, [quixote, "The Million Dollar Duck is a 1971 American film."]) is None  # neither says "comedy"
+    assert by_words(q, [duck, "Don Quixote is a comedy film of 1933."]) is None  # both do
+    assert by_words("Which is older, The Million Dollar Duck or Don Quixote?", [duck, quixote]) is None  # by time
+
+
+def _fact(text: str, doc: int) -> Statement:
+    return Statement(R.EVIDENCE, text, (doc,), R.KEPT, 0.9, text)
+
+
+def test_a_question_about_two_things_is_answered_with_one_sentence_about_each():
+    q = "Which genus contains more species, Crowea or Dracula?"
+    name = _fact("Dracula means little dragon.", 2)
+    count = _fact("The orchid genus Dracula consists of 118 species.", 2)
+    shrubs = _fact("Crowea is a genus of evergreen shrubs.", 1)
+    quotes = [Statement(R.REFINE, t, (1,), R.KEPT, None, t) for t in ("Crowea Aubl.", "There are three species of Crowea.")]
+    # the model picked one side's facts: each side gets its sentence giving the number compared, a
+    # document's when no verified one gives it (a split-off name alone is no sentence)
+    picked = SEL.compose(SEL.Selection("Dracula", (0, 1)), [name, count, shrubs], q, quotes=quotes,
+                         texts=["Crowea Aubl. There are three species of Crowea.", "..."], titles=["Crowea", "Dracula"])
+    assert [s.text for s in picked.sentences] == ["There are three species of Crowea.", count.text]
+    assert SEL.conclusion(SEL.Selection("Crowea", ()), q, "Crowea has more.", shown=[s.text for s in picked.sentences]) == "Dracula"
+    # without numbers: the sentence sharing most of the question's other words ("genus")
+    plain = SEL.compose(SEL.Selection("Dracula", (0,)), [name, shrubs], q)
+    assert [s.text for s in plain.sentences] == [shrubs.text, name.text]
+    # a yes/no question about both: one sentence each, opened with stage 1's "Yes" (its first sentence)
+    yn = "Are Crowea and Dracula both genus of plants?"  # HotpotQA's grammar
+    picked = SEL.compose(SEL.Selection("Dracula means little dragon.", (0,)), [name, count, shrubs], yn)
+    assert [s.text for s in picked.sentences] == [shrubs.text, count.text]
+    sel = SEL.Selection("Dracula means little dragon.", (0,))
+    assert SEL.conclusion(sel, yn, "Dracula is an orchid genus.", first="Yes, both are genera.") == "Yes"
+    assert SEL.conclusion(sel, yn, "Dracula is an orchid genus.") == ""

@@ -362,7 +362,7 @@ def test_a_comparison_or_yes_no_answer_opens_with_its_short_answer_checked_as_a_
         assert res.answer == opening + (both if second == marco else
                                         "Erika Jayne was born on July 10, 1971 [1]. Marco Da Silva was born in Paris [2].")
         assert "claim:refine" in [p for p, *_ in llm.calls]
-        assert any("compared by dates" in n for n in res.stages[-1].notes) == (opening.endswith("[1, 2]. "))
+        assert any("compared: " in n for n in res.stages[-1].notes) == (opening.endswith("[1, 2]. "))
     yes = SEL.Selection("Yes, both are.", ())
     assert SEL.conclusion(yes, "Are Rush and Toto both bands?") == "Yes"
     assert SEL.conclusion(yes, "Which bands are both Canadian?") == ""  # not a yes/no question
@@ -426,3 +426,26 @@ def test_a_sentence_another_says_three_quarters_of_is_a_repeat():
     assert SEL.without_repeats([part, again], q, "en") == [part]
     # a link whose words two others say between them, each less than three quarters, stays
     assert SEL.without_repeats(VERIFIED[2::-2] + [VERIFIED[3]], Q, "en") == VERIFIED[2::-2] + [VERIFIED[3]]
+
+
+def test_a_comparison_by_number_shows_both_sides_and_opens_with_the_one_their_numbers_say():
+    from vericite.engine.records import Document
+
+    q = "Which genus contains more species, Crowea or Dracula?"
+    docs = [Document("Crowea", "Crowea is a genus of shrubs. There are three species of Crowea."),
+            Document("Dracula", "The orchid genus Dracula consists of 118 species.")]
+    # stage 1 says the wrong one and the model picks one side's fact: the answer gets the other side's
+    # sentence giving its count, from the document; the claim "... Dracula contains more species" is in
+    # neither document (the checker fails it) and passes because the two counts shown say it
+    replies = {"answer": "Crowea contains more species [1].", "gate": "Yes",
+               "extract:1": "Crowea is a genus of shrubs.", "extract:2": "The orchid genus Dracula consists of 118 species.",
+               "select": "Sentences: {The}\nAnswer: Dracula", "claim": "The genus Dracula contains more species."}
+    llm = PickingLLM(replies)
+    res = VeriCite(llm, WordChecker(), prompts=PromptSet.load("facts-en-kv")).answer(q, docs)
+    assert res.answer == ("The genus Dracula contains more species [1, 2]. There are three species of Crowea [1]. "
+                          "The orchid genus Dracula consists of 118 species [2].")
+    assert any("compared: " in n for n in res.stages[-1].notes)
+    # the model and stage 1 naming the other one: the counts shown outrank them
+    llm = PickingLLM({**replies, "select": "Sentences: {The}\nAnswer: Crowea", "answer": "Crowea has more."})
+    res = VeriCite(llm, WordChecker(), prompts=PromptSet.load("facts-en-kv")).answer(q, docs)
+    assert res.answer.startswith("The genus Dracula contains more species [1, 2]. ")
