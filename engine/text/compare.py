@@ -261,9 +261,11 @@ def topic(question: str) -> frozenset[str]:
 
 
 def by_words(question: str, sentences: Sequence[str]) -> str | None:
-    """For a comparison by kind ("Which is a comedy film, The Million Dollar Duck or Don Quixote?"; not
-    one by time or number): the one of the two things whose first sentence naming it alone says every
-    other content word of the question ("comedy", "film") when the other's does not; None otherwise."""
+    """For a comparison by kind ("Which is a comedy film, The Million Dollar Duck or Don Quixote?";
+    "Who directed "7th Heaven" (1927), Jerry Belson or Frank Borzage?"; not one by time or number):
+    the one of the two things whose first sentence naming it alone says every other content word or
+    number of the question (:func:`topic`: "comedy", "film") when the other's does not, or two of
+    them more than the other's; None otherwise."""
     pair = choices(question)
     if len(pair) != 2 or any(p.search(question) for p in (_EARLIER, _LATER, _MORE, _FEWER)):
         return None
@@ -273,8 +275,15 @@ def by_words(question: str, sentences: Sequence[str]) -> str | None:
     says = []
     for name, other in (pair, pair[::-1]):
         s = next((s for s in sentences if named(name, s) and not named(other, s)), "")
-        says.append(bool(s) and rest <= stems(s))
-    return pair[0] if says == [True, False] else pair[1] if says == [False, True] else None
+        says.append(len(rest & (stems(s) | frozenset(re.findall(r"\d+", s)))) if s else -1)
+    a, b = says
+    if min(a, b) < 0:
+        return None
+    if a == len(rest) > b or a >= b + 2:
+        return pair[0]
+    if b == len(rest) > a or b >= a + 2:
+        return pair[1]
+    return None
 
 
 def measures(question: str, name: str, other: str, sentence: str) -> bool:

@@ -108,6 +108,13 @@ def test_a_comparison_by_kind_is_said_by_the_sentence_that_says_the_kind():
     assert by_words(q, [quixote, "The Million Dollar Duck is a 1971 American film."]) is None  # neither says "comedy"
     assert by_words(q, [duck, "Don Quixote is a comedy film of 1933."]) is None  # both do
     assert by_words("Which is older, The Million Dollar Duck or Don Quixote?", [duck, quixote]) is None  # by time
+    assert by_words(q, [duck]) is None  # one side unsaid
+    # neither says all; one says two more of the question's words and numbers
+    q = 'Who is the director of Hollywood film "7th Heaven" (1927), Jerry Belson or Frank Borzage?'
+    belson = "Jerry Belson was a writer, director, and producer of Hollywood films."
+    borzage = 'Frank Borzage was an American film director, most remembered for directing "7th Heaven" (1927).'
+    assert by_words(q, [belson, borzage]) == "Frank Borzage"
+    assert by_words(q, [belson, "Frank Borzage was an American film director."]) is None  # 3 against 2
 
 
 def _fact(text: str, doc: int) -> Statement:
