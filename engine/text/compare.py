@@ -20,6 +20,8 @@ from .entities import found
 _CHOICE = re.compile(r",[^,]+\s(?:or|или)\s[^,]+$", re.I)
 # "Is Muskegon County Airport or John Wayne Airport further west?"
 _IS_CHOICE = re.compile(r"^\W*(?:is|are|was|were|does|did|do)\s+(?:the\s+)?(?P<a>.+?)\s+or\s+(?:the\s+)?(?P<rest>.+)$", re.I)
+# "who is younger Keith Bostic or Jerry Glanville ?": the two names end the question
+_END_CHOICE = re.compile(r"^\W*(?:who|which|what)\b(?P<a>.+)\s+or\s+(?P<b>[^,]+)$", re.I)
 # "Are Sutera and Rhodotypos both types of shrub?", "Were both Ernst Messerschmid and Reinhold Ewald
 # ESA astronauts?", "Are Aladdin and Song of the South produced by the same company?"
 _AUX = r"^\W*(?:is|are|was|were|do|does|did|have|has|had)\s+"
@@ -75,15 +77,19 @@ def named(name: str, text: str) -> bool:
 
 def choices(question: str) -> list[str]:
     """The two things a comparison question names after its comma ("Erika Jayne", "Marco Da
-    Silva"), or as "Is A or B ...?" ("Muskegon County Airport", "John Wayne Airport"); [] for another
-    question."""
+    Silva"), as "Is A or B ...?" ("Muskegon County Airport", "John Wayne Airport"), or at its end
+    without a comma ("who is younger Keith Bostic or Jerry Glanville ?"); [] for another question."""
     q = question.strip().rstrip("?").rstrip()
     m = _CHOICE.search(q)
     if m:
-        return [c.strip() for c in re.split(r"\s(?:or|или)\s", m.group(0).lstrip(","), flags=re.I)]
+        return [re.sub(r"^(?:the|a|an)\s+", "", c.strip(" \"'“”«»"))  # "the French Bulldog"; "The Million Dollar Duck" stays
+                for c in re.split(r"\s(?:or|или)\s", m.group(0).lstrip(","), flags=re.I)]
     m = _IS_CHOICE.match(q)
     if m and (b := _lead_name(m.group("rest"))) and (a := _tail_name(m.group("a"))):
         return [a, b]
+    m = _END_CHOICE.match(q)  # "who is younger Keith Bostic or Jerry Glanville ?"
+    if m and (a := _tail_name(m.group("a"))) and _lead_name(m.group("b")) == m.group("b").strip():
+        return [a, m.group("b").strip()]
     return []
 
 

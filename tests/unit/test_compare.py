@@ -14,6 +14,10 @@ def test_the_two_things_compared():
     assert choices("Is Muskegon County Airport or John Wayne Airport further west?") == [
         "Muskegon County Airport", "John Wayne Airport"]
     assert choices("Is Paris the capital of France?") == []
+    assert choices('Which Bulldog includes "Standard" and "Classic," the French Bulldog or the American Bulldog?') == [
+        "French Bulldog", "American Bulldog"]
+    assert choices("who is younger Keith Bostic or Jerry Glanville ?") == ["Keith Bostic", "Jerry Glanville"]
+    assert choices("Which band did Neil Peart join in 1974 or later?") == []  # no name after "or"
 
 
 def test_the_two_things_a_yes_no_question_asks_the_same_of():
