@@ -7,6 +7,7 @@ warnings added:
 1. :func:`final_check`   every sentence checked against the documents it cites;
 2. :func:`add_nothing`   a sentence saying what no verified sentence says fails;
    :func:`compared_by_measure` a comparison's short answer the dates or numbers of the answer's sentences give passes;
+   :func:`both_said`     a "Yes" to "Are A and B both X?" passes when a sentence about each says X;
 3. :func:`strict`        failing sentences removed (or only reported), the verified sentences as fallback;
 4. :func:`put_back_statements` / :func:`put_back_facts`  verified sentences the merge lost, put back, checked
    (not after the answer step, :mod:`~vericite.engine.selection`: its picks are the answer);
@@ -34,7 +35,7 @@ from .config.settings import Settings
 from .nli.grading import grade
 from .records import Document, Quote, Statement
 from .text.citations import format_citations, merge_adjacent, strip_citations
-from .text.compare import compared
+from .text.compare import both_say, compared
 from .text.content import FUNCTION_WORDS, adds, answer_words, carried, stems, yes_no_question
 from .text.entities import found
 from .text.relevance import bm25_scores
@@ -226,6 +227,20 @@ def compared_by_measure(d: Draft, f: Facts) -> Draft:
     return d.revise(changed) if changed else d
 
 
+def both_said(d: Draft, f: Facts) -> Draft:
+    """A "Yes" to a question asking the same of two things ("Are A and B both American
+    singer-songwriters?", checked as the claim "A and B are both ...") that failed the final check
+    passes when, for each, a passing sentence of the answer naming it alone says every word the
+    question asks of them (:func:`~vericite.engine.text.compare.both_say`): a sentence-pair checker
+    cannot join two documents' sentences."""
+    failed = [s for s in d.sentences if s.verdict != R.SUPPORTED
+              and strip_citations(s.raw).strip().rstrip(".").strip().casefold() == "yes"]
+    if not failed or not both_say(f.question, [s.text for s in d.sentences if s.verdict == R.SUPPORTED]):
+        return d
+    d = d.note(f"both said: {failed[0].raw!r} passes: a sentence about each says what the question asks of both")
+    return d.revise({id(s): replace(s, verdict=R.SUPPORTED) for s in failed})
+
+
 def strict(d: Draft, f: Facts) -> Draft:
     """Failing final sentences: with ``drop_unsupported`` (strict, the default) removed, and when
     none passes the answer falls back to the verified sentences themselves (with
@@ -395,7 +410,7 @@ def windows(text: str, lang: str = "en", size: int = 3) -> list[tuple[int, int]]
 
 
 #: stage 3's rules, in the order they run
-RULES: tuple[Rule, ...] = (final_check, add_nothing, compared_by_measure, strict, put_back_statements, put_back_facts,
+RULES: tuple[Rule, ...] = (final_check, add_nothing, compared_by_measure, both_said, strict, put_back_statements, put_back_facts,
                            lenient_marks, marks_before_stop, quotes)
 
 

@@ -231,7 +231,8 @@ def compose(sel: Selection, verified: Sequence[Statement], question: str, lang: 
     """The answer's sentences from the model's selection.
 
     - the picks, without one that says nothing the earlier picks do not (a repeated fact: all its
-      :func:`~vericite.engine.text.content.answer_words` in them);
+      :func:`~vericite.engine.text.content.answer_words` in them), unless it says more of the question
+      than the pick it repeats, which it then replaces (it ties the answer to the question);
     - an answer the picks do not name: the verified sentence that names it and links to a pick
       goes first, else the :data:`NAMING` closest to the question that name it; when none does,
       the verified sentence that says most of what stage 1's ``opening`` sentence says beyond
@@ -445,9 +446,16 @@ def _compose(sel: Selection, verified: Sequence[Statement], question: str, lang:
     picks: list[Statement] = []
     for k in sel.picks:
         s = verified[k]
-        if not picks or not answer_words(s.text, question, lang) <= answer_words(" ".join(p.text for p in picks),
-                                                                                 question, lang):
+        own = answer_words(s.text, question, lang)
+        if not picks or not own <= answer_words(" ".join(p.text for p in picks), question, lang):
             picks.append(s)
+            continue
+        # a repeat that says more of the question ties the answer to it ("Southrey is a village in the
+        # civil parish of Bardney" beside "Southrey is 2 miles south-east from Bardney"): it stands instead
+        repeated = [i for i, p in enumerate(picks) if own <= answer_words(p.text, question, lang)
+                    and _asked(s.text, question, lang) > _asked(p.text, question, lang)]
+        if repeated:
+            picks[repeated[0]] = s
     notes = [f"answer: {sel.answer!r} from {', '.join(f'S{k + 1}' for k in sel.picks) or 'no sentence'} "
              f"of {len(verified)} verified"]
     if len(picks) < len(sel.picks):
@@ -495,18 +503,25 @@ def _compose(sel: Selection, verified: Sequence[Statement], question: str, lang:
     return Picked(tuple(chosen[:MAX_PICKS]), tuple(notes))
 
 
+def _asked(sentence: str, question: str, lang: str) -> int:
+    """How many content stems of ``question`` ``sentence`` says."""
+    return len(stems(sentence, lang) & stems(question, lang))
+
+
 def without_repeats(sentences: list[Statement], question: str, lang: str) -> list[Statement]:
     """``sentences`` without each one (last first) whose answer words the others all say
     ("Valuair was acquired by Jetstar" beside "Valuair was acquired by Jetstar, based in Singapore"),
     or one other says three quarters of (a document saying the same twice: "... part of the
     California Desert Studies Consortium, which consists of 7 CSU campuses: ..." and "It is
-    officially operated by the California Desert Studies Consortium, a consortium of 7 CSU campuses: ...")."""
+    officially operated by the California Desert Studies Consortium, a consortium of 7 CSU campuses: ..."),
+    unless it says more of the question than any of them (it ties the answer to the question)."""
     out = list(sentences)
     for s in reversed(sentences):
         others = [o for o in out if o is not s]
         own = answer_words(s.text, question, lang)
         if others and (own <= answer_words(" ".join(o.text for o in others), question, lang)
-                       or any(4 * len(own - answer_words(o.text, question, lang)) <= len(own) for o in others)):
+                       or any(4 * len(own - answer_words(o.text, question, lang)) <= len(own) for o in others)) \
+                and _asked(s.text, question, lang) <= max(_asked(o.text, question, lang) for o in others):
             out = others
     return out
 

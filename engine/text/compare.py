@@ -70,9 +70,15 @@ _DATE = re.compile(rf"\b(?:(?P<m1>{_MONTH})\s+(?P<d1>\d{{1,2}}),?\s+(?P<y1>\d{{4
 def named(name: str, text: str) -> bool:
     """Whether ``text`` names ``name``: each of its words but initials found
     (:func:`~vericite.engine.text.entities.found`; "Muskegon County Airport" is not named by "North
-    Muskegon", "Robert Z. Leonard" is by "Robert Zigler Leonard")."""
+    Muskegon", "Robert Z. Leonard" is by "Robert Zigler Leonard"), and where it is written as itself, not
+    only as the start of a longer name ("Catan Dice Game" does not name Catan)."""
     words = [w for w in name.split() if not re.fullmatch(r"\w\.?", w)]  # "Robert Z. Leonard": "Robert Zigler Leonard"
-    return bool(words) and all(found(w, text) for w in words)
+    if not words or not all(found(w, text) for w in words):
+        return False
+    # as written, it must stand once as itself, not only as the start of a longer name ("Catan" in
+    # "Catan Dice Game ... by Catan GmbH" is another thing)
+    at = [m.end() for m in re.finditer(rf"(?<!\w){re.escape(name)}(?!\w)", text, re.I)]
+    return not at or any(not re.match(r"\s+(?:[A-Z]|\d)", text[e:]) for e in at)
 
 
 def choices(question: str) -> list[str]:
@@ -290,6 +296,25 @@ def by_words(question: str, sentences: Sequence[str]) -> str | None:
     if b == len(rest) > a or b >= a + 2:
         return pair[1]
     return None
+
+
+_NEGATION = re.compile(r"\b(?:not|never|no longer|neither|nor)\b|n't\b", re.I)
+
+
+def both_say(question: str, sentences: Sequence[str]) -> bool:
+    """For a yes/no question asking the same of two things ("Are Marilyn Manson and Joe Lynn Turner
+    both American singer, songwriters?"; not "the same country"): whether, for each thing, a sentence
+    of ``sentences`` naming it alone says every other content word of the question (:func:`topic`:
+    "American", "singer", "songwriter") and no negation; a sentence-pair checker cannot say "both"
+    from two documents."""
+    pair = both(question)
+    if len(pair) != 2 or re.search(r"\bsame\b", question, re.I) or not re.search(r"\bboth\b", question, re.I):
+        return False
+    rest = topic(question)
+    if not rest:
+        return False
+    return all(any(named(name, s) and not named(other, s) and rest <= stems(s) and not _NEGATION.search(s)
+                   for s in sentences) for name, other in (pair, pair[::-1]))
 
 
 def measures(question: str, name: str, other: str, sentence: str) -> bool:

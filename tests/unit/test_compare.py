@@ -2,7 +2,17 @@
 from vericite.engine import records as R
 from vericite.engine import selection as SEL
 from vericite.engine.records import Statement
-from vericite.engine.text.compare import by_dates, by_numbers, by_words, both, choices, compared, first_date, number
+from vericite.engine.text.compare import (
+    both,
+    both_say,
+    by_dates,
+    by_numbers,
+    by_words,
+    choices,
+    compared,
+    first_date,
+    number,
+)
 
 ERIKA = "Erika Jayne was born on July 10, 1971."
 MARCO = "Marco Da Silva was born on 10 April 1992."
@@ -99,6 +109,11 @@ def test_no_answer_from_numbers_that_do_not_say_it():
     species = "Which genus contains more species, Crowea or Dracula?"
     assert by_numbers(species, ["Crowea was named in 1798.", "Dracula consists of 118 species."]) is None
     assert by_numbers("Which genus is older, Crowea or Dracula?", ["Crowea has 3 species.", "Dracula has 118 species."]) is None
+    # another thing whose name starts with it: "Catan Dice Game" is not Catan
+    game = "Which board game was published most recently, Pirate's Cove or Catan?"
+    cove = "Pirate's Cove is a board game originally published in Germany in 2002."
+    assert by_dates(game, [cove, "Catan Dice Game is a board game published in 2007 by Catan GmbH."]) is None
+    assert by_dates(game, [cove, "Catan is a board game first published in 1995."]) == "Pirate's Cove"
     # a name is named by all its words: "North Muskegon" does not name Muskegon County Airport
     assert compared("Which airport is higher, Muskegon County Airport or John Wayne Airport?",
                     ["The park is at 190 m west of North Muskegon.", "John Wayne Airport is at 17 m."]) is None
@@ -147,3 +162,16 @@ def test_a_question_about_two_things_is_answered_with_one_sentence_about_each():
     sel = SEL.Selection("Dracula means little dragon.", (0,))
     assert SEL.conclusion(sel, yn, "Dracula is an orchid genus.", first="Yes, both are genera.") == "Yes"
     assert SEL.conclusion(sel, yn, "Dracula is an orchid genus.") == ""
+
+
+def test_both_are_said_when_a_sentence_about_each_says_what_the_question_asks():
+    q = "Are Marilyn Manson and Joe Lynn Turner both American singer, songwriters?"
+    manson = "Brian Hugh Warner (known professionally as Marilyn Manson) is an American singer, songwriter and actor."
+    turner = "Joe Lynn Turner is an American singer, guitarist, songwriter, and producer."
+    assert both_say(q, [manson, turner])
+    assert not both_say(q, [manson])  # one unsaid
+    assert not both_say(q, [manson, "Joe Lynn Turner is an English singer and songwriter."])  # not "American"
+    assert not both_say(q, [manson, "Joe Lynn Turner is not an American singer or songwriter."])  # negated
+    assert not both_say(q, ["Marilyn Manson and Joe Lynn Turner are American singers and songwriters.", turner])
+    same = "Are Marilyn Manson and Joe Lynn Turner from the same country?"
+    assert not both_say(same, ["Marilyn Manson is from the country of America.", "Joe Lynn Turner is from the country of Italy."])

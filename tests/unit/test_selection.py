@@ -449,3 +449,39 @@ def test_a_comparison_by_number_shows_both_sides_and_opens_with_the_one_their_nu
     llm = PickingLLM({**replies, "select": "Sentences: {The}\nAnswer: Crowea", "answer": "Crowea has more."})
     res = VeriCite(llm, WordChecker(), prompts=PromptSet.load("facts-en-kv")).answer(q, docs)
     assert res.answer.startswith("The genus Dracula contains more species [1, 2]. ")
+
+
+def test_a_yes_to_both_passes_when_a_sentence_about_each_says_it():
+    from vericite.engine.records import Document
+
+    q = "Are Marilyn Manson and Joe Lynn Turner both American singers?"
+    docs = [Document("Marilyn Manson", "Marilyn Manson is an American singer and actor."),
+            Document("Joe Lynn Turner", "Joe Lynn Turner is an American singer and guitarist.")]
+    # stage 1 says "Yes"; its claim joins two documents, which the checker fails; a sentence about
+    # each says "American" and "singer": the "Yes" passes
+    replies = {"answer": "Yes, both are American singers [1][2].", "gate": "Yes",
+               "extract:1": "Marilyn Manson is an American singer and actor.",
+               "extract:2": "Joe Lynn Turner is an American singer and guitarist.",
+               "select": "Sentences: {Joe}\nAnswer: Joe Lynn Turner is an American singer and guitarist.",
+               "claim": "Yes, Marilyn Manson and Joe Lynn Turner are both American singers."}
+    res = VeriCite(PickingLLM(replies), WordChecker(), prompts=PromptSet.load("facts-en-kv")).answer(q, docs)
+    assert res.answer == ("Yes [1, 2]. Marilyn Manson is an American singer and actor [1]. "
+                          "Joe Lynn Turner is an American singer and guitarist [2].")
+    assert any("both said: " in n for n in res.stages[-1].notes)
+    # one of them said to be English: the "Yes" fails and is removed
+    docs[1] = Document("Joe Lynn Turner", "Joe Lynn Turner is an English singer and guitarist.")
+    replies = {**replies, "extract:2": "Joe Lynn Turner is an English singer and guitarist.",
+               "select": "Sentences: {Joe}\nAnswer: Joe Lynn Turner is an English singer and guitarist."}
+    res = VeriCite(PickingLLM(replies), WordChecker(), prompts=PromptSet.load("facts-en-kv")).answer(q, docs)
+    assert not res.answer.startswith("Yes") and "Joe Lynn Turner is an English singer" in res.answer
+
+
+def test_a_repeated_pick_that_ties_the_answer_to_the_question_replaces_the_one_it_repeats():
+    q = "Southrey is a village in the civil parish of which village in the West Lindsey district?"
+    near = fact("Southrey is approximately 2 miles south-east from Bardney.")
+    parish = fact("Southrey is a village in the civil parish of Bardney in the West Lindsey district.")
+    picked = SEL.compose(SEL.Selection("Bardney", (0, 1)), [near, parish], q)
+    assert [s.text for s in picked.sentences] == [parish.text]
+    # the other way round: the repeat says less of the question and is left out
+    picked = SEL.compose(SEL.Selection("Bardney", (1, 0)), [near, parish], q)
+    assert [s.text for s in picked.sentences] == [parish.text, near.text]
