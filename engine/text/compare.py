@@ -44,13 +44,19 @@ _AGE = re.compile(r"\b(?:older|oldest|younger|youngest)\b", re.I)
 _LIFE = re.compile(r"\b(?:age|aged|lived|life|lifetime)\b", re.I)
 # "Robert Zigler Leonard (October 7, 1889 – August 27, 1968) was ...": a biography opens with the life's span
 _LIFESPAN = re.compile(r"\((?:born\s+)?[^()]{0,24}?\b\d{4}\s*[–—-]")
+_NUMBER = r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?"
 #: the question asks for the larger number / the smaller one
-_MORE = re.compile(r"\b(?:more|most|greater|greatest|larger|largest|bigger|biggest|higher|highest|taller|tallest)\b",
-                   re.I)
-_FEWER = re.compile(r"\b(?:fewer|fewest|less|least|smaller|smallest|lower|lowest)\b", re.I)
+_MORE = re.compile(r"\b(?:more|most|greater|greatest|larger|largest|bigger|biggest|higher|highest|taller|tallest"
+                   r"|longer|longest)\b", re.I)
+_FEWER = re.compile(r"\b(?:fewer|fewest|less|least|smaller|smallest|lower|lowest|shorter|shortest)\b", re.I)
+#: a comparison of how long something lasted ("Which satellite was operational for longer", "Which
+#: playwright lived a longer life"): years "for almost 18 years", or between two dates "from May 1983
+#: until April 1986", "(1928 – 2016)"
+_LONGER_Q = re.compile(r"\b(?:longer|longest|shorter|shortest)\b", re.I)
+_FOR_YEARS = re.compile(rf"\bfor\s+(?:(?:about|almost|nearly|over|more than|some|around)\s+)?(?P<n>{_NUMBER})\s+years\b", re.I)
+_SPAN_SEP = re.compile(r"\s*(?:[–—-]|\buntil\b|\bto\b|\bthrough\b)\s*", re.I)
 #: a comparison of heights ("Which mountain is higher", "Which peak stands taller")
 _HEIGHT_Q = re.compile(r"\b(?:higher|highest|taller|tallest|lower|lowest)\b", re.I)
-_NUMBER = r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?"
 _HEIGHT = re.compile(rf"(?P<n>{_NUMBER})\s*(?P<u>m|metres|meters|ft|feet)(?![\w²])")
 #: the thing counted: the word after "more"/"most"/"fewer" ("Which genus contains more species")
 _COUNTED = re.compile(r"\b(?:more|most|fewer|fewest)\s+(?P<w>[^\W\d_]{3,})", re.I)
@@ -206,12 +212,31 @@ def _count(word: str) -> float | None:
     return _NUMBER_WORDS.get(word.lower())
 
 
+def _years(sentence: str) -> float | None:
+    """How many years ``sentence`` says something lasted: "for almost 18 years" -> 18.0; the first two
+    dates joined by a dash, "until" or "to" ("from May 1983 until April 1986" -> 2.92, "(1928 – 2016)"
+    -> 88.0); None when it says neither."""
+    m = _FOR_YEARS.search(sentence)
+    if m:
+        return float(m.group("n").replace(",", ""))
+    dates = list(_DATE.finditer(sentence))
+    for a, b in zip(dates, dates[1:]):
+        if _SPAN_SEP.fullmatch(sentence[a.end():b.start()]):
+            (y1, m1, _), (y2, m2, _) = first_date(a.group(0)) or (0, 0, 0), first_date(b.group(0)) or (0, 0, 0)
+            if y2 >= y1 > 0:
+                return round(y2 - y1 + ((m2 - m1) / 12 if m1 and m2 else 0), 2)
+    return None
+
+
 def number(question: str, sentence: str) -> float | None:
-    """The number ``sentence`` gives for what ``question`` compares by number: a height in metres
+    """The number ``sentence`` gives for what ``question`` compares by number: a duration in years for
+    "longer"/"shorter" when it gives one (:func:`_years`), a height in metres
     for "higher"/"taller" ("at 8035 m", "26,414 ft" -> 8050.99), else the count of the word after
     "more"/"most"/"fewer" ("more species": "consists of 118 species" -> 118.0, "There are three
     species" -> 3.0; digits or the words zero to twenty, at most three words before it); None when
     the question compares nothing by number or the sentence gives none."""
+    if _LONGER_Q.search(question) and (years := _years(sentence)) is not None:
+        return years
     if _HEIGHT_Q.search(question):
         m = _HEIGHT.search(sentence)
         if not m:

@@ -175,3 +175,18 @@ def test_both_are_said_when_a_sentence_about_each_says_what_the_question_asks():
     assert not both_say(q, ["Marilyn Manson and Joe Lynn Turner are American singers and songwriters.", turner])
     same = "Are Marilyn Manson and Joe Lynn Turner from the same country?"
     assert not both_say(same, ["Marilyn Manson is from the country of America.", "Joe Lynn Turner is from the country of Italy."])
+
+
+def test_how_long_something_lasted_is_compared_in_years():
+    q = "Which satellite was operational for longer, International Ultraviolet Explorer or EXOSAT?"
+    iue = "The International Ultraviolet Explorer (IUE) was operational for almost 18 years."
+    exosat = "EXOSAT was an X-ray telescope operational from May 1983 until April 1986."
+    assert number(q, iue) == 18 and number(q, exosat) == 2.92
+    assert compared(q, [exosat, iue]) == "International Ultraviolet Explorer"
+    assert compared(q.replace("longer", "a shorter time"), [exosat, iue]) == "EXOSAT"
+    life = "Which playwright lived a longer life, Edward Albee or J. M. Barrie?"
+    albee = "Edward Franklin Albee III (March 12, 1928 – September 16, 2016) was an American playwright."
+    barrie = "Sir James Matthew Barrie (9 May 1860 – 19 June 1937) was a Scottish novelist."
+    assert compared(life, [albee, barrie]) == "Edward Albee"
+    assert compared(life, [albee, "J. M. Barrie was born in 1860."]) is None  # no span: one date alone
+    assert number("Which river is longer, A or B?", "A flows 300 km.") is None  # a length: not compared
