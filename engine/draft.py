@@ -220,11 +220,16 @@ def compared_by_measure(d: Draft, f: Facts) -> Draft:
         return d
     changed: dict[int, Statement] = {}
     for s in failed:
-        if strip_citations(s.raw).strip().rstrip(".").strip() == winner:
+        if _bare(s) == winner:
             shown = merge_adjacent(with_citations(s)) if s.rewritten and found(winner, s.text) else s.raw
             changed[id(s)] = replace(s, verdict=R.SUPPORTED, raw=shown)
             d = d.note(f"compared: {s.raw!r} passes: the answer's sentences date or number both, and say it")
     return d.revise(changed) if changed else d
+
+
+def _bare(s: Statement) -> str:
+    """A final sentence as written, without its citations and closing full stop ("Rush [1, 2]." -> "Rush")."""
+    return strip_citations(s.raw).strip().rstrip(".").strip()
 
 
 def both_said(d: Draft, f: Facts) -> Draft:
@@ -233,8 +238,7 @@ def both_said(d: Draft, f: Facts) -> Draft:
     passes when, for each, a passing sentence of the answer naming it alone says every word the
     question asks of them (:func:`~vericite.engine.text.compare.both_say`): a sentence-pair checker
     cannot join two documents' sentences."""
-    failed = [s for s in d.sentences if s.verdict != R.SUPPORTED
-              and strip_citations(s.raw).strip().rstrip(".").strip().casefold() == "yes"]
+    failed = [s for s in d.sentences if s.verdict != R.SUPPORTED and _bare(s).casefold() == "yes"]
     if not failed or not both_say(f.question, [s.text for s in d.sentences if s.verdict == R.SUPPORTED]):
         return d
     d = d.note(f"both said: {failed[0].raw!r} passes: a sentence about each says what the question asks of both")

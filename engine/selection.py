@@ -23,7 +23,7 @@ import snowballstemmer
 from . import draft as D
 from .records import Statement
 from .text.citations import strip_citations
-from .text.compare import by_words, choices, compared, measures, named, topic, two_things
+from .text.compare import alone, by_words, choices, compared, measures, topic, two_things
 from .text.content import answer_words, stems, yes_no_question
 from .text.entities import found
 from .text.entities import names as names_in
@@ -67,8 +67,13 @@ class Selection:
     @property
     def yes_no(self) -> bool:
         """The short answer is yes or no (a sentence cannot name it: the picks show it)."""
-        words = _WORD.findall(self.answer.casefold())
-        return bool(words) and words[0] in _YES_NO
+        return bool(yes_no_word(self.answer))
+
+
+def yes_no_word(text: str) -> str:
+    """``text``'s first word when it is yes or no ("Yes, both ..." -> "Yes"; "да"), else ""."""
+    words = _WORD.findall(text)
+    return words[0] if words and words[0].casefold() in _YES_NO else ""
 
 
 def ranked(sentences: Sequence[Statement], question: str, first: str = "") -> list[Statement]:
@@ -157,6 +162,12 @@ _POSSESSIVE = frozenset({"His", "Her", "Its"})
 #: an opening word that points at someone or something named outside the sentence: the resolvable
 #: ones above, plurals and demonstratives
 _DANGLING = re.compile(rf"^(?:{_SINGULAR}|They|Their|This|These|Those|Они|Его|Её|Ее|Их|Это|Эти)\b(?=\s)")
+
+
+def _usable(sentences: Sequence[Statement], titles: Sequence[str], texts: Sequence[str] = ()) -> list[Statement]:
+    """``sentences`` with an opening pronoun resolved to the cited document's title
+    (:func:`resolve_pronoun`), without those whose pronoun stays (:func:`dangling`: it points at nobody)."""
+    return [r for s in sentences if not dangling((r := resolve_pronoun(s, titles, texts)).text)]
 
 
 def dangling(text: str) -> bool:
@@ -369,8 +380,7 @@ def next_hop(picked: Picked, verified: Sequence[Statement], quotes: Sequence[Sta
     if found_head is None:
         return picked
     head: Statement = found_head
-    resolved = [resolve_pronoun(s, titles, texts) for s in [*verified, *quotes]]
-    pool = [s for s in resolved if s.text != head.text and not dangling(s.text) and states(s.text, wanted, lang)
+    pool = [s for s in _usable([*verified, *quotes], titles, texts) if s.text != head.text and states(s.text, wanted, lang)
             and any(found(n, s.text) for n in new) and not any(found(n, s.text) for n in asked_of)]
     if not pool:
         return picked
@@ -407,20 +417,16 @@ def both_sides(picked: Picked, verified: Sequence[Statement], quotes: Sequence[S
     if len(pair) != 2:
         return picked
     rest = topic(question)
-    resolved = [resolve_pronoun(s, titles, texts) for s in quotes]
-    pool = [*picked.sentences, *verified, *(s for s in resolved if not dangling(s.text))]
-    rank = {id(s): 2 for s in picked.sentences} | {id(s): 1 for s in verified if id(s) not in
-                                                   {id(p) for p in picked.sentences}}
+    pool = [*picked.sentences, *verified, *_usable(quotes, titles, texts)]
+    rank = {**{id(s): 1 for s in verified}, **{id(s): 2 for s in picked.sentences}}
     compare = bool(choices(question))
     sides = []
     for name, other in (pair, pair[::-1]):
-        about = [s for s in pool if named(name, s.text) and not named(other, s.text)
+        about = [s for s in pool if alone(name, other, s.text)
                  and len(answer_words(s.text, name, lang)) >= 2]  # not a split-off "Tibouchina Aubl."
-        if not about:
-            continue
-        best = max(about, key=lambda s: (compare and measures(question, name, other, s.text),
-                                         len(stems(s.text, lang) & rest), rank.get(id(s), 0), -pool.index(s)))
-        sides.append(best)
+        if about:  # max keeps the earliest of equals
+            sides.append(max(about, key=lambda s: (compare and measures(question, name, other, s.text),
+                                                   len(stems(s.text, lang) & rest), rank.get(id(s), 0))))
     if not sides:
         return picked
     note = f"answer: one sentence about each of {pair}: {[s.text for s in sides]}"
@@ -547,9 +553,7 @@ def conclusion(sel: Selection, question: str, opening: str = "", lang: str = "en
     like any short final sentence."""
     pair = choices(question)
     if yes_no_question(question) and not pair:
-        said = next((t for t in (sel.answer, first, opening) if _WORD.findall(t.casefold())[:1] in
-                     (["yes"], ["no"], ["да"], ["нет"])), "")
-        return _WORD.findall(said)[0].capitalize() if said else ""
+        return next((w.capitalize() for t in (sel.answer, first, opening) if (w := yes_no_word(t))), "")
     if sel.yes_no:
         return ""
     decided = compared(question, shown) or by_words(question, shown)

@@ -214,12 +214,12 @@ def fallback_quotes(pipe: VeriCite, q: Question, opening: str = "") -> tuple[lis
         # a lead that shares no word with the question answers something else
         if led.sentences and list(led.sentences) != quotes and said & answer_words(q.text, "", q.lang):
             quotes, notes = [resolve_pronoun(s, titles, texts) for s in led.sentences], led.notes
-    hop = next_hop(Picked(tuple(quotes), ()), [], sentences, q.text, q.lang, titles, texts)
-    if list(hop.sentences) != quotes:  # stopped at the first hop: the second leads, as after the answer step
-        quotes, notes = list(hop.sentences), notes + hop.notes
-    sides = both_sides(Picked(tuple(quotes), ()), [], sentences, q.text, q.lang, titles, texts)
-    if list(sides.sentences) != quotes:  # two things asked about: one sentence each, as after the answer step
-        quotes, notes = list(sides.sentences), notes + sides.notes
+    # as after the answer step: the second hop leads when the quotes stop at the first; two things
+    # asked about get one sentence each
+    for step in (next_hop, both_sides):
+        done = step(Picked(tuple(quotes), ()), [], sentences, q.text, q.lang, titles, texts)
+        if list(done.sentences) != quotes:
+            quotes, notes = list(done.sentences), notes + done.notes
     shown = without_repeats(quotes, q.text, q.lang)  # one document's piece of another's sentence
     if len(shown) < len(quotes):
         notes += (f"fallback quotes: left out {len(quotes) - len(shown)} that another quote says: "

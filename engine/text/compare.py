@@ -11,10 +11,13 @@ sentences are checked one by one; the comparison of their dates or numbers is do
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import TypeVar
 
 from .content import answer_words, stems
 from .entities import found
+
+T = TypeVar("T")
 
 # "Who was born first, Erika Jayne or Marco Da Silva?", "Кто старше, Пирт или Мун?"
 _CHOICE = re.compile(r",[^,]+\s(?:or|или)\s[^,]+$", re.I)
@@ -46,9 +49,10 @@ _LIFE = re.compile(r"\b(?:age|aged|lived|life|lifetime)\b", re.I)
 _LIFESPAN = re.compile(r"\((?:born\s+)?[^()]{0,24}?\b\d{4}\s*[–—-]")
 _NUMBER = r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?"
 #: the question asks for the larger number / the smaller one
-_MORE = re.compile(r"\b(?:more|most|greater|greatest|larger|largest|bigger|biggest|higher|highest|taller|tallest"
-                   r"|longer|longest)\b", re.I)
-_FEWER = re.compile(r"\b(?:fewer|fewest|less|least|smaller|smallest|lower|lowest|shorter|shortest)\b", re.I)
+_MORE_WORDS = "more most greater greatest larger largest bigger biggest higher highest taller tallest"
+_FEWER_WORDS = "fewer fewest less least smaller smallest lower lowest"
+_MORE = re.compile(rf"\b(?:{'|'.join(_MORE_WORDS.split())}|longer|longest)\b", re.I)
+_FEWER = re.compile(rf"\b(?:{'|'.join(_FEWER_WORDS.split())}|shorter|shortest)\b", re.I)
 #: a comparison of how long something lasted ("Which satellite was operational for longer", "Which
 #: playwright lived a longer life"): years "for almost 18 years", or between two dates "from May 1983
 #: until April 1986", "(1928 – 2016)"
@@ -85,6 +89,12 @@ def named(name: str, text: str) -> bool:
     # "Catan Dice Game ... by Catan GmbH" is another thing)
     at = [m.end() for m in re.finditer(rf"(?<!\w){re.escape(name)}(?!\w)", text, re.I)]
     return not at or any(not re.match(r"\s+(?:[A-Z]|\d)", text[e:]) for e in at)
+
+
+def alone(name: str, other: str, text: str) -> bool:
+    """Whether ``text`` names ``name`` and not ``other`` (:func:`named`): a sentence about one of
+    the two things compared."""
+    return named(name, text) and not named(other, text)
 
 
 def choices(question: str) -> list[str]:
@@ -177,13 +187,9 @@ def by_dates(question: str, sentences: Sequence[str]) -> str | None:
         return None
     # the event asked about ("born", "founded"): a dated sentence must name it, or its date may be another's
     event = _event(question, pair)
-    dates = []
-    for name, other in (pair, pair[::-1]):
-        date = next((d for s in sentences if named(name, s) and not named(other, s) and _dates(event, s)
-                     and (d := first_date(s))), None)
-        if date is None:
-            return None
-        dates.append(date)
+    dates = _per_side(pair, sentences, lambda s: first_date(s) if _dates(event, s) else None)
+    if dates is None:
+        return None
     (a, b) = dates
     for x, y in zip(a, b):
         if 0 in (x, y):
@@ -191,6 +197,18 @@ def by_dates(question: str, sentences: Sequence[str]) -> str | None:
         if x != y:
             return pair[0] if (x < y) == earlier else pair[1]
     return None
+
+
+def _per_side(pair: Sequence[str], sentences: Sequence[str], value: Callable[[str], T | None]) -> list[T] | None:
+    """For each of the two things, ``value`` of the first of ``sentences`` about it alone
+    (:func:`alone`) for which it is not None; None when a thing has none."""
+    out = []
+    for name, other in (pair, pair[::-1]):
+        v = next((v for s in sentences if alone(name, other, s) and (v := value(s)) is not None), None)
+        if v is None:
+            return None
+        out.append(v)
+    return out
 
 
 def _event(question: str, pair: Sequence[str]) -> frozenset[str]:
@@ -207,6 +225,7 @@ def _dates(event: frozenset[str], sentence: str) -> bool:
 
 
 def _count(word: str) -> float | None:
+    """``word`` as a number: digits ("26,414"), or the words zero to twenty; None otherwise."""
     if word[0].isdigit():
         return float(word.replace(",", ""))
     return _NUMBER_WORDS.get(word.lower())
@@ -218,7 +237,7 @@ def _years(sentence: str) -> float | None:
     -> 88.0); None when it says neither."""
     m = _FOR_YEARS.search(sentence)
     if m:
-        return float(m.group("n").replace(",", ""))
+        return _count(m.group("n"))
     dates = list(_DATE.finditer(sentence))
     for a, b in zip(dates, dates[1:]):
         if _SPAN_SEP.fullmatch(sentence[a.end():b.start()]):
@@ -241,7 +260,7 @@ def number(question: str, sentence: str) -> float | None:
         m = _HEIGHT.search(sentence)
         if not m:
             return None
-        n = float(m.group("n").replace(",", ""))
+        n = float(m.group("n").replace(",", ""))  # digits: never None
         return n * 0.3048 if m.group("u") in ("ft", "feet") else n
     c = _COUNTED.search(question)
     if not c:
@@ -269,14 +288,8 @@ def by_numbers(question: str, sentences: Sequence[str]) -> str | None:
     more, fewer = bool(_MORE.search(question)), bool(_FEWER.search(question))
     if len(pair) != 2 or more == fewer:
         return None
-    values = []
-    for name, other in (pair, pair[::-1]):
-        value = next((v for s in sentences if named(name, s) and not named(other, s)
-                      and (v := number(question, s)) is not None), None)
-        if value is None:
-            return None
-        values.append(value)
-    if values[0] == values[1]:
+    values = _per_side(pair, sentences, lambda s: number(question, s))
+    if values is None or values[0] == values[1]:
         return None
     return pair[0] if (values[0] > values[1]) == more else pair[1]
 
@@ -287,8 +300,7 @@ def compared(question: str, sentences: Sequence[str]) -> str | None:
     return by_dates(question, sentences) or by_numbers(question, sentences)
 
 
-_COMPARING = stems(f"{_ORDER_WORDS} more most greater greatest larger largest bigger biggest higher highest taller "
-                   "tallest fewer fewest less least smaller smallest lower lowest both same")
+_COMPARING = stems(f"{_ORDER_WORDS} {_MORE_WORDS} {_FEWER_WORDS} both same")
 
 
 def topic(question: str) -> frozenset[str]:
@@ -309,13 +321,10 @@ def by_words(question: str, sentences: Sequence[str]) -> str | None:
     rest = topic(question)
     if not rest:
         return None
-    says = []
-    for name, other in (pair, pair[::-1]):
-        s = next((s for s in sentences if named(name, s) and not named(other, s)), "")
-        says.append(len(rest & (stems(s) | frozenset(re.findall(r"\d+", s)))) if s else -1)
-    a, b = says
-    if min(a, b) < 0:
+    says = _per_side(pair, sentences, lambda s: len(rest & (stems(s) | frozenset(re.findall(r"\d+", s)))))
+    if says is None:
         return None
+    a, b = says
     if a == len(rest) > b or a >= b + 2:
         return pair[0]
     if b == len(rest) > a or b >= a + 2:
@@ -338,14 +347,14 @@ def both_say(question: str, sentences: Sequence[str]) -> bool:
     rest = topic(question)
     if not rest:
         return False
-    return all(any(named(name, s) and not named(other, s) and rest <= stems(s) and not _NEGATION.search(s)
+    return all(any(alone(name, other, s) and rest <= stems(s) and not _NEGATION.search(s)
                    for s in sentences) for name, other in (pair, pair[::-1]))
 
 
 def measures(question: str, name: str, other: str, sentence: str) -> bool:
     """Whether ``sentence`` gives ``name`` (and not ``other``) the date or number ``question``
     compares them by: a sentence that lets :func:`compared` decide."""
-    if not named(name, sentence) or named(other, sentence):
+    if not alone(name, other, sentence):
         return False
     if bool(_EARLIER.search(question)) != bool(_LATER.search(question)):
         if _dates(_event(question, (name, other)), sentence) and first_date(sentence):
