@@ -21,6 +21,7 @@ from dataclasses import dataclass, replace
 import snowballstemmer
 
 from . import draft as D
+from .records import ANSWER as STAGE_1
 from .records import Statement
 from .text.citations import strip_citations
 from .text.compare import alone, by_words, choices, compared, measures, topic, two_things
@@ -520,14 +521,17 @@ def without_repeats(sentences: list[Statement], question: str, lang: str) -> lis
     or one other says three quarters of (a document saying the same twice: "... part of the
     California Desert Studies Consortium, which consists of 7 CSU campuses: ..." and "It is
     officially operated by the California Desert Studies Consortium, a consortium of 7 CSU campuses: ..."),
-    unless it says more of the question than any of them (it ties the answer to the question)."""
+    unless it is a document's sentence (a stage-2 fact or a quote) that says more of the question than any
+    of them (it ties the answer to the question); a stage-1 statement saying more of the question only
+    restates it (stage 1 echoes the question's words around the documents' facts)."""
     out = list(sentences)
     for s in reversed(sentences):
         others = [o for o in out if o is not s]
         own = answer_words(s.text, question, lang)
         if others and (own <= answer_words(" ".join(o.text for o in others), question, lang)
                        or any(4 * len(own - answer_words(o.text, question, lang)) <= len(own) for o in others)) \
-                and _asked(s.text, question, lang) <= max(_asked(o.text, question, lang) for o in others):
+                and (s.stage == STAGE_1
+                     or _asked(s.text, question, lang) <= max(_asked(o.text, question, lang) for o in others)):
             out = others
     return out
 

@@ -89,10 +89,14 @@ def found(name: str, text: str) -> bool:
     """Whether ``name`` occurs in ``text``: as written (case aside), as the same stem, as a stem
     of 4+ letters that begins the other ("Генрихом" -> "генрих" ~ "Генрих" -> "генр"), or (5+
     letters) as a stem with the same first five letters and at most two more or fewer
-    ("Норманные" ~ "Норманны"): inflections and derived forms the stemmer does not join."""
+    ("Норманные" ~ "Норманны"): inflections and derived forms the stemmer does not join. A name of
+    several words is found when it occurs as written or each of its words is found ("Muskegon County
+    Airport" is not found in "North Muskegon": the stem of the whole begins with "muskegon")."""
     low, stems, prefixes = _vocabulary(text)
     if re.search(r"(?<!\w)" + re.escape(name.lower()) + r"(?!\w)", low):
         return True
+    if len(parts := name.split()) > 1:
+        return all(found(p, text) for p in parts)
     st = _stem(name)
     if st in stems:
         return True

@@ -27,6 +27,13 @@ def test_found_tolerates_case_inflection_and_stemmer_quirks():
     assert not found("Counterparts", "Stewart Copeland was the drummer of the Police.")
 
 
+def test_a_name_of_several_words_is_found_word_by_word_not_by_its_first_word():
+    assert not found("Muskegon County Airport", "North Muskegon is a city in Michigan.")
+    assert found("Muskegon County Airport", "It serves the Muskegon County Airport.")
+    assert found("Muskegon County Airport", "The airport of Muskegon County (Airport code MKG).")
+    assert found("Генрих Третий", "Третий сын, Генрихом названный")
+
+
 def test_unsupported_names_include_the_questions_own():
     doc = "Stewart Copeland is an American musician, best known as the drummer of the rock band the Police."
     claim = "The Canadian rock band that released Counterparts is the Police."

@@ -485,3 +485,16 @@ def test_a_repeated_pick_that_ties_the_answer_to_the_question_replaces_the_one_i
     # the other way round: the repeat says less of the question and is left out
     picked = SEL.compose(SEL.Selection("Bardney", (1, 0)), [near, parish], q)
     assert [s.text for s in picked.sentences] == [parish.text, near.text]
+
+
+def test_a_stage_1_statement_restating_the_question_is_a_repeat_a_document_sentence_is_not():
+    q = "Southrey is a village in the civil parish of which village in the West Lindsey district?"
+    fact_ = fact("Southrey is in the civil parish of Bardney.")
+    echo = Statement(R.ANSWER, "Southrey is a village in the civil parish of Bardney in the West Lindsey district.",
+                     (1,), R.KEPT, 0.9, "")
+    # stage 1's sentence says nothing the fact does not, only more of the question: left out
+    assert SEL.without_repeats([fact_, echo], q, "en") == [fact_]
+    # the same words in a document's sentence tie the answer to the question: it stays, the fact it says
+    # all of goes
+    doc = quote(echo.text, 1)
+    assert SEL.without_repeats([fact_, doc], q, "en") == [doc]
