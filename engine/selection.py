@@ -475,9 +475,16 @@ def _compose(sel: Selection, verified: Sequence[Statement], question: str, lang:
     if sel.yes_no:
         return Picked(tuple((picks or D.relevant(question, verified, CLOSEST, lang))[:MAX_PICKS]), tuple(notes))
     naming = [s for s in picks if names(sel.answer, s.text, lang)]
+    texts = [v.text for v in verified]
+    off = [s for s in naming if not about(s.text, question, texts)]
+    if off:  # the model's answer words in a sentence about something else (often its answer is a sentence)
+        naming = [s for s in naming if s not in off]
+        picks = [s for s in picks if s not in off]
+        notes.append(f"answer: {len(off)} sentence(s) naming {sel.answer!r} name nothing the question names "
+                     f"and tie to no verified sentence that does: left out: {[s.text for s in off]}")
     anchor = None
     if not naming:
-        others = [s for s in verified if names(sel.answer, s.text, lang)]
+        others = [s for s in verified if names(sel.answer, s.text, lang) and about(s.text, question, texts)]
         if others:  # those that link to a pick (the bridge's other half), else the two closest to the question
             tied = [s for s in others if any(links(p.text, s.text, question) for p in picks)]
             naming = D.relevant(question, tied or others, 1 if tied else NAMING, lang)
@@ -576,6 +583,19 @@ def several_parts(question: str) -> bool:
     ("Who was born first, Erika Jayne or Marco Da Silva?"): the picks that answer the second part,
     or say the other one's date, share no name with the sentence that names the answer, and are kept."""
     return bool(_PARTS.search(question) or choices(question))
+
+
+def about(sentence: str, question: str, beside: Sequence[str] = ()) -> bool:
+    """Whether ``sentence`` is about what ``question`` asks of: it names one of the question's names
+    (:func:`~vericite.engine.text.entities.names`), or shares a name the question lacks with one of the
+    ``beside`` sentences that does (the second hop of a bridge: "Brad Silberling directed ..." beside
+    "Jamie Harris played in ... directed by Brad Silberling"); True when the question names nothing. "Jacqueline Fontyn received
+    the title of baroness ... in recognition of ..." is not about "What recognition did the actor of
+    Truman Capote from Capote receive?"."""
+    asked = names_in(question)
+    if not asked or any(found(n, sentence) for n in asked):
+        return True
+    return any(any(found(n, b) for n in asked) and links(sentence, b, question) for b in beside)
 
 
 def links(sentence: str, named: str, question: str) -> bool:

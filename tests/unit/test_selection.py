@@ -498,3 +498,23 @@ def test_a_stage_1_statement_restating_the_question_is_a_repeat_a_document_sente
     # all of goes
     doc = quote(echo.text, 1)
     assert SEL.without_repeats([fact_, doc], q, "en") == [doc]
+
+
+def test_a_sentence_with_the_models_answer_words_about_something_else_is_not_the_answer():
+    q = "What recognition did the actor of Truman Capote from Capote receive?"
+    hoffman = fact("Philip Seymour Hoffman won an Academy Award for Best Actor for his portrayal of Truman Capote.")
+    friend = fact("Lee modeled the character of Dill on her childhood friend, Truman Capote.", (2,))
+    fontyn = fact("Jacqueline Fontyn received the title of baroness from the King of Belgium in recognition of her "
+                  "many artistic contributions.", (5,))
+    # the model's "answer" is a sentence mixing two; the one sharing most of its words names no one the
+    # question names and ties to no sentence that does: the picks stand, with the caveat
+    sel = SEL.Selection("Philip Seymour Hoffman received the title of baroness from the King of Belgium in "
+                        "recognition of her many artistic contributions.", (0, 1, 2))
+    picked = SEL.compose(sel, [hoffman, friend, fontyn], q)
+    assert fontyn not in picked.sentences and picked.sentences[0] == hoffman
+    assert picked.caveat is not None and picked.caveat.code == SEL.ANSWER_UNSUPPORTED
+    assert any("name nothing the question names" in n for n in picked.notes)
+    assert not SEL.about(fontyn.text, q, [hoffman.text, friend.text])
+    # a second hop naming none of the question's names, tied by a name to a sentence that does, is about it
+    assert SEL.about("Brad Silberling directed the film.", "Who directed the film Jamie Harris played in?",
+                     ["Jamie Harris played in a film directed by Brad Silberling."])
