@@ -361,7 +361,8 @@ def next_hop(picked: Picked, verified: Sequence[Statement], quotes: Sequence[Sta
     the relation the question asks (:func:`~vericite.engine.text.relations.asked`: "married",
     "wife", "husband" for "married"), the verified or document sentence (``quotes``, verbatim; an
     opening pronoun resolved to its document's title, one that stays never used) that names that new
-    name and states the relation (no picked sentence states it) ("Laura Knight married Harold Knight in 1903") leads, the first
+    name, names none of the question's own (but those of the new name: "Mach" of "Ernst Mach") and
+    states the relation (no picked sentence states it) ("Laura Knight married Harold Knight in 1903") leads, the first
     sentence following as its link to the question: the answer first, then the hop before it. Among
     several, those naming more of the new names, from another document than the first sentence's,
     then the most relevant to the question. Nothing changes for a yes/no question or a comparison,
@@ -381,8 +382,12 @@ def next_hop(picked: Picked, verified: Sequence[Statement], quotes: Sequence[Sta
     if found_head is None:
         return picked
     head: Statement = found_head
+    # a name of the question that is part of the new one's name ("Mach" of "Ernst Mach" for "the physicist
+    # who Mach number is named after") does not make a sentence about the question's own subject
+    runs = [set(r.split()) for r in re.findall(r"[A-Z][\w'’-]*(?:\s+[A-Z][\w'’-]*)*", head.text)]
+    own = [n for n in asked_of if not any(n in r and r & set(new) for r in runs)]
     pool = [s for s in _usable([*verified, *quotes], titles, texts) if s.text != head.text and states(s.text, wanted, lang)
-            and any(found(n, s.text) for n in new) and not any(found(n, s.text) for n in asked_of)]
+            and any(found(n, s.text) for n in new) and not any(found(n, s.text) for n in own)]
     if not pool:
         return picked
 

@@ -411,6 +411,15 @@ def test_an_answer_that_stops_at_the_first_hop_is_led_by_the_second():
     assert SEL.next_hop(SEL.Picked((member,), ()), [], [own], q).sentences == (member,)
     assert SEL.next_hop(SEL.Picked((member,), ()), [bach], [own], q).sentences == (bach, member)
     assert asked(q)
+    # the new name holding a name of the question ("Ernst Mach" for "Mach number") still leads to its hop
+    q = "Who is the employer of the physicist who Mach number is named after?"
+    mach = fact("The physicist who Mach number is named after is Ernst Mach.", (2,))
+    dvorak = quote("He studied physics at the Charles University in Prague, and after graduating he became an "
+                   "assistant to professor Ernst Mach.", 3)
+    hop = SEL.next_hop(SEL.Picked((mach,), ()), [], [dvorak], q, titles=["Psycho", "Mach number", "Vinko Dvořák"])
+    assert [s.text for s in hop.sentences] == ["Vinko Dvořák studied physics at the Charles University in Prague, and "
+                                               "after graduating he became an assistant to professor Ernst Mach.",
+                                               mach.text]
     assert not asked("Кто муж актрисы, сыгравшей Тельму?", "ru")  # English only
     for q in ("Was the creator of Ruby Loftus Screwing a Breech Ring married?",
               "When was Ruby Loftus Screwing a Breech Ring painted?"):
