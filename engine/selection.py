@@ -298,7 +298,8 @@ def lead(picked: Picked, verified: Sequence[Statement], quotes: Sequence[Stateme
     more than the first picked sentence does. When it names nothing the question names (the
     second hop: "He has had seven top 20 US albums"), the picked, verified or document sentence
     that ties it to the question follows it: it shares a name, or the head's document title,
-    with the head (:func:`links`) and at least two words with the question; one citing another
+    with the head (:func:`links`), names a name of the question (:func:`about`; "Robert" alone
+    does not tie "Sir Robert Peel" to the Tamworth Manifesto) and shares at least two words with the question; one citing another
     document first. The answer is then the answer, then its link to the question (readers judge
     an answer by whether it says the answer early and plainly: the tie first buried it in the
     second sentence); the other picks follow only
@@ -335,7 +336,8 @@ def lead(picked: Picked, verified: Sequence[Statement], quotes: Sequence[Stateme
     if not any(found(n, head.text) for n in names_in(question)):
         named = f"{head.text} {title}"
         tie = [s for s in [*picked.sentences, *verified, *quotes] if s is not head and s.text != head.text
-               and links(s.text, named, question) and len(answer_words(s.text, "", lang) & asked) >= 2]
+               and links(s.text, named, question) and len(answer_words(s.text, "", lang) & asked) >= 2
+               and about(s.text, question)]  # it ties the head to something the question names
         if tie:  # the hop before: from another document when one has it
             other = [s for s in tie if not set(s.citations) & set(head.citations)]
             chain = [head, ranked(other or tie, question)[0]]

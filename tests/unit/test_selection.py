@@ -285,6 +285,15 @@ def test_stage_1s_answer_leads_from_a_document_sentence_then_the_sentence_tying_
     alone = SEL.compose(SEL.Selection("Billy Crystal", (0,)), [CRYSTAL], HARRY_Q, titles=HARRY_TITLES,
                         opening=opening, quotes=CONNICK[1:])
     assert [s.text for s in alone.sentences] == ["Harry Connick Jr. has had seven top 20 US albums."]
+    # a sentence sharing only a first name with the answer and naming nothing the question names ties nothing
+    q = "Who was the father of the person who issued the Tamworth manifesto?"
+    peel = quote("Peel was the second son of Sir Robert Peel, 1st Baronet, and his first wife Ellen.", 5)
+    kagan = quote("Frederick along with his brother Robert Kagan and their father Donald are signatories to the "
+                  "manifesto titled Rebuilding America's Defenses.", 1)
+    picked = SEL.compose(SEL.Selection("Abdolali Bazargan", (0,)), [fact("The manifesto was issued by Bazargan.")], q,
+                         opening="William Yates Peel was the father of the person who issued the Tamworth Manifesto, "
+                                 "Sir Robert Peel, 1st Baronet.", quotes=[peel, kagan], titles=["Kagan", "", "", "", "Peel"])
+    assert [s.text for s in picked.sentences] == [peel.text]
 
 
 def test_a_document_sentence_opening_with_a_pronoun_that_stays_never_leads_the_answer():
