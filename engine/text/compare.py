@@ -16,6 +16,7 @@ from typing import TypeVar
 
 from .content import answer_words, stems
 from .entities import found
+from .relations import LIFESPAN
 
 T = TypeVar("T")
 
@@ -45,8 +46,6 @@ _ORDER_WORDS = "first earlier earliest older oldest before later latest last you
 _AGE = re.compile(r"\b(?:older|oldest|younger|youngest)\b", re.I)
 # "Who lived to an older age", "Which playwright lived a longer life": not a birth date
 _LIFE = re.compile(r"\b(?:age|aged|lived|life|lifetime)\b", re.I)
-# "Robert Zigler Leonard (October 7, 1889 – August 27, 1968) was ...": a biography opens with the life's span
-_LIFESPAN = re.compile(r"\((?:born\s+)?[^()]{0,24}?\b\d{4}\s*[–—-]")
 _NUMBER = r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?"
 #: the question asks for the larger number / the smaller one
 _MORE_WORDS = "more most greater greatest larger largest bigger biggest higher highest taller tallest"
@@ -221,7 +220,7 @@ def _event(question: str, pair: Sequence[str]) -> frozenset[str]:
 def _dates(event: frozenset[str], sentence: str) -> bool:
     """Whether ``sentence`` dates the ``event`` (names it, or opens a biography with a life span when
     the event is a birth)."""
-    return bool(event & stems(sentence)) or bool(event & stems("born birth") and _LIFESPAN.search(sentence))
+    return bool(event & stems(sentence)) or bool(event & stems("born birth") and LIFESPAN.search(sentence))
 
 
 def _count(word: str) -> float | None:

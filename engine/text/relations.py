@@ -68,6 +68,18 @@ def asked(question: str, lang: str = "en") -> frozenset[str]:
     return frozenset(w for k in (stems(question) - of_named) & table.keys() for w in table[k])
 
 
+#: "Robert Zigler Leonard (October 7, 1889 – August 27, 1968) was ...": a biography opens with the life's
+#: span, which states the birth (its first year) without the word "born"
+LIFESPAN = re.compile(r"\((?:born\s+)?[^()]{0,24}?\b\d{4}\s*[–—-]")
+#: a span with both years states the death too
+_FULL_SPAN = re.compile(r"\((?:born\s+)?[^()]{0,24}?\b\d{4}\s*[–—-]\s*[^()]{0,24}?\b\d{4}\s*\)")
+
+
 def states(sentence: str, wanted: frozenset[str], lang: str = "en") -> bool:
-    """Whether ``sentence`` has a word of ``wanted`` (:func:`asked`'s stems)."""
-    return bool(stems(sentence, lang) & wanted)
+    """Whether ``sentence`` has a word of ``wanted`` (:func:`asked`'s stems), or, for a birth or death
+    asked, a biography's life span (:data:`LIFESPAN`: "George Abbott (June 25, 1887 – January 31, 1995)")."""
+    if stems(sentence, lang) & wanted:
+        return True
+    if wanted & stems("born birth") and LIFESPAN.search(sentence):
+        return True
+    return bool(wanted & stems("died death") and _FULL_SPAN.search(sentence))

@@ -12,7 +12,7 @@ from vericite.engine import selection as SEL
 from vericite.engine.pipeline import Settings, VeriCite
 from vericite.engine.prompts import PromptSet
 from vericite.engine.records import Statement
-from vericite.engine.text.relations import asked
+from vericite.engine.text.relations import asked, states
 
 from tests.fakes import ScriptedLLM, WordChecker
 from tests.unit.test_pipeline_rules import DOCS, Q
@@ -429,6 +429,13 @@ def test_an_answer_that_stops_at_the_first_hop_is_led_by_the_second():
     assert [s.text for s in hop.sentences] == ["Vinko Dvořák studied physics at the Charles University in Prague, and "
                                                "after graduating he became an assistant to professor Ernst Mach.",
                                                mach.text]
+    # a birth asked: a biography's life span states it without the word "born"
+    q = "Three Men on a Horse is a play by a playwright born in which year ?"
+    play = fact("The play Three Men on a Horse was written by George Abbott and John Cecil Holm.", (1,))
+    abbott = quote("George Abbott (June 25, 1887 – January 31, 1995) was an American theatre producer and director.", 2)
+    assert SEL.next_hop(SEL.Picked((play,), ()), [], [abbott], q).sentences == (abbott, play)
+    assert states(abbott.text, asked("In what year was the death of the playwright of Three Men on a Horse?"))
+    assert not states("George Abbott was an American theatre producer.", asked(q))
     assert not asked("Кто муж актрисы, сыгравшей Тельму?", "ru")  # English only
     for q in ("Was the creator of Ruby Loftus Screwing a Breech Ring married?",
               "When was Ruby Loftus Screwing a Breech Ring painted?"):
