@@ -19,7 +19,8 @@ A document that tells the same event without naming its subject ("after its laun
 service ...": the brief's document 3) rarely reaches the threshold, since the claim names what the
 document leaves implicit. With ``related`` > 0, S' at P >= ``related`` also counts when the
 sentence of j holding n' shares at least :data:`MIN_SHARED_STEMS` content-word stems with S (the
-Snowball stemmer of the language, numbers aside, stems of 4+ letters): same event, other number.
+Snowball stemmer of the language, numbers aside, :func:`~vericite.engine.text.content.stems`): same event,
+other number.
 
 With ``restated``, the other direction also counts: S' entails the sentence of j holding n'
 (P >= the threshold; premise S', hypothesis that sentence), the sentence sharing at least

@@ -26,7 +26,7 @@ from .records import Statement
 from .text.citations import strip_citations
 from .text.compare import alone, by_words, choices, compared, measures, topic, two_things
 from .text.content import answer_words, stems, yes_no_question
-from .text.entities import found
+from .text.entities import DEMONYMS, found
 from .text.entities import names as names_in
 from .text.relations import asked, states
 from .text.relevance import bm25_scores
@@ -160,6 +160,9 @@ class Picked:
 _SINGULAR = "He|She|It|His|Her|Its|Он|Она|Оно"
 _PRONOUN = re.compile(rf"^(?P<p>{_SINGULAR})\b(?=\s)")
 _POSSESSIVE = frozenset({"His", "Her", "Its"})
+#: "The film stars ...": a document names its subject once, then calls it by what it is
+_DEFINITE = re.compile(r"^(?P<p>The (?P<noun>[a-z]{3,}))(?=\s+[a-z])")  # not "The film Awake", "The song \"X\""
+_OPENING = re.compile(r"[^.!?]+")  # a document's opening sentence (up to its first stop)
 #: an opening word that points at someone or something named outside the sentence: the resolvable
 #: ones above, plurals and demonstratives
 _DANGLING = re.compile(rf"^(?:{_SINGULAR}|They|Their|This|These|Those|Они|Его|Её|Ее|Их|Это|Эти)\b(?=\s)")
@@ -214,10 +217,21 @@ def _named_in(name: str, text: str) -> bool:
     return all(re.search(rf"(?<!\w){re.escape(w)}(?!\w)", text) for w in caps)
 
 
+def _title_in(title: str, text: str) -> bool:
+    """Whether ``text`` names ``title`` (parenthesis aside): each of its capitalised words and words
+    with a digit as written ("71st Golden Globe Awards" is not in "The 51st Golden Globe Awards")."""
+    words = [w for w in _NAME_WORD.findall(re.sub(r"\s*\([^)]*\)\s*$", "", title)) if w[0].isupper()]
+    words += re.findall(r"\w*\d\w*", title)
+    return bool(words) and all(re.search(rf"(?<!\w){re.escape(w)}(?!\w)", text) for w in words)
+
+
 def resolve_pronoun(s: Statement, titles: Sequence[str], texts: Sequence[str] = ()) -> Statement:
     """``s`` with an opening singular pronoun ("It has 703 rooms", "His brother ...", "Он родился ...") replaced by
     the title of the one document it cites ("Palms Casino Resort has 703 rooms"; a possessive
-    gets "'s"; a title's closing parenthesis, "Steve Smith (musician)", is dropped): a fact copied
+    gets "'s"; a title's closing parenthesis, "Steve Smith (musician)", is dropped), and so is an
+    opening "The <noun>" followed by a lower-case word when the document's opening sentence names the
+    title and says it is a <noun> ("The film stars Douglas Smith" in "The Bye Bye Man is a 2017 American
+    horror film ..."; not "The film Awake was ...", "The television series featured"): a fact copied
     from a document says "He" for the document's subject, which in an answer of several
     sentences reads as someone else. Unchanged when it cites several documents, its document's
     title does not read as a name (:func:`_a_name`), or, with the documents' ``texts`` given, the
@@ -225,13 +239,19 @@ def resolve_pronoun(s: Statement, titles: Sequence[str], texts: Sequence[str] = 
     release's "Он", which means Yandex Market; a snippet that never names its subject: the checker,
     which reads the text and not the title, would fail the name). The final check then checks the
     sentence as resolved."""
-    m = _PRONOUN.match(s.text)
+    m = _PRONOUN.match(s.text) or _DEFINITE.match(s.text)
     if not m or len(s.citations) != 1 or not 1 <= s.citations[0] <= len(titles):
         return s
     name = re.sub(r"\s*\([^)]*\)\s*$", "", titles[s.citations[0] - 1]).strip()
     # the checker reads the document's text, not its title: a name the text never uses would fail it
     if not _a_name(name) or (len(texts) >= s.citations[0] and not _named_in(name, texts[s.citations[0] - 1])):
         return s
+    if "noun" in m.groupdict():  # "The film" is the subject only where the document opens calling it one
+        opener = _OPENING.match(texts[s.citations[0] - 1]) if len(texts) >= s.citations[0] else None
+        if not opener or not _named_in(name, opener.group(0)) or not re.search(
+                rf"\b(?:is|was|are|were)\s+(?:a|an|the)\s+(?:[\w'’-]+\s+){{0,6}}{re.escape(m.group('noun'))}\b",
+                opener.group(0)):
+            return s
     name = f"{name}'s" if m.group("p") in _POSSESSIVE else name
     text = name + s.text[m.end():]
     return replace(s, text=text, raw=text)
@@ -295,15 +315,18 @@ def lead(picked: Picked, verified: Sequence[Statement], quotes: Sequence[Stateme
     ``quotes`` (document sentences, verbatim) sharing the most
     :func:`~vericite.engine.text.content.answer_words` with the opening (verified ones first
     among equals, then the most relevant to the question and the opening) leads when it shares
-    more than the first picked sentence does. When it names nothing the question names (the
-    second hop: "He has had seven top 20 US albums"), the picked, verified or document sentence
-    that ties it to the question follows it: it shares a name, or the head's document title,
-    with the head (:func:`links`), names a name of the question (:func:`about`; "Robert" alone
-    does not tie "Sir Robert Peel" to the Tamworth Manifesto) and shares at least two words with the question; one citing another
-    document first. The answer is then the answer, then its link to the question (readers judge
-    an answer by whether it says the answer early and plainly: the tie first buried it in the
-    second sentence); the other picks follow only
-    for a question of two parts (:func:`several_parts`; for a comparison, "..., A or B?", only those
+    more than the first picked sentence does. When it leaves out a name the question names (the
+    second hop: "He has had seven top 20 US albums"; "After achieving success in the Western TV
+    series "Rawhide", he rose ..." for a friend of Pat Hingle's), the picked, verified or document
+    sentence that ties it to the question follows it: it shares a name, or the head's document title,
+    with the head (:func:`links`), names a name of the question ("Robert" alone does not tie "Sir
+    Robert Peel" to the Tamworth Manifesto) and shares at least two words with the question; one
+    citing another document first. When the head names part of the question, the tie names a name
+    the head leaves out and names the head's document title (:func:`_title_in`) or two of the head's
+    names ("Air" alone does not tie "the U.S. Army Air Corps" to "Edwards Air Force Base"). The
+    answer is then the answer, then its link to the question (readers judge an answer by whether it
+    says the answer early and plainly: the tie first buried it in the second sentence); the other
+    picks follow only for a question of two parts (:func:`several_parts`; for a comparison, "..., A or B?", only those
     naming A or B), at most :data:`MAX_PICKS` sentences in all. A document sentence whose opening
     pronoun stays (:func:`resolve_pronoun` with the documents' ``titles`` and ``texts``) never leads
     or ties: "His record ..." alone points at nobody.
@@ -333,11 +356,20 @@ def lead(picked: Picked, verified: Sequence[Statement], quotes: Sequence[Stateme
     head = best[0] if len(best) == 1 else ranked(best, question, opening)[0]
     title = titles[head.citations[0] - 1] if head.citations and 0 < head.citations[0] <= len(titles) else ""
     chain = [head]
-    if not any(found(n, head.text) for n in names_in(question)):
+    own = names_in(question)
+    missing = [n for n in own if not found(n, head.text)]
+    if missing or not own:
         named = f"{head.text} {title}"
+
+        def ties(s: Statement) -> bool:  # it ties the head to what the question names
+            text = resolve_pronoun(s, titles, texts).text
+            if len(missing) < len(own):  # the head names part of the question: a strong link only
+                return any(found(n, text) for n in missing) and (
+                    _title_in(title, text) or len(shared_names(text, head.text, question)) >= 2)
+            return links(text, named, question) and about(s.text, question)
+
         tie = [s for s in [*picked.sentences, *verified, *quotes] if s is not head and s.text != head.text
-               and links(s.text, named, question) and len(answer_words(s.text, "", lang) & asked) >= 2
-               and about(s.text, question)]  # it ties the head to something the question names
+               and len(answer_words(s.text, "", lang) & asked) >= 2 and ties(s)]
         if tie:  # the hop before: from another document when one has it
             other = [s for s in tie if not set(s.citations) & set(head.citations)]
             chain = [head, ranked(other or tie, question)[0]]
@@ -346,7 +378,8 @@ def lead(picked: Picked, verified: Sequence[Statement], quotes: Sequence[Stateme
     pair = choices(question)
     if pair:  # a comparison: the other one's sentence, not more
         rest = [s for s in rest if any(all(found(w, s.text) for w in c.split()) for c in pair)]
-    sentences = without_repeats(chain + rest, question, lang)[:MAX_PICKS]
+    # the head and its tie stay: the head says the answer's relation even where the tie names all its words
+    sentences = (chain + [s for s in without_repeats(chain + rest, question, lang) if s not in chain])[:MAX_PICKS]
     note = (f"answer: led by the sentence closest to stage 1's opening {opening!r}: {head.text!r}"
             + (f", then the sentence tying it to the question: {chain[1].text!r}" if len(chain) > 1 else ""))
     return Picked(tuple(sentences), picked.notes + (note,), None)
@@ -532,9 +565,11 @@ def _asked(sentence: str, question: str, lang: str) -> int:
 def without_repeats(sentences: list[Statement], question: str, lang: str) -> list[Statement]:
     """``sentences`` without each one (last first) whose answer words the others all say
     ("Valuair was acquired by Jetstar" beside "Valuair was acquired by Jetstar, based in Singapore"),
-    or one other says three quarters of (a document saying the same twice: "... part of the
+    or, when it says 8 or more, one other says three quarters of (a document saying the same twice: "... part of the
     California Desert Studies Consortium, which consists of 7 CSU campuses: ..." and "It is
-    officially operated by the California Desert Studies Consortium, a consortium of 7 CSU campuses: ..."),
+    officially operated by the California Desert Studies Consortium, a consortium of 7 CSU campuses: ...";
+    in a short sentence one word is the fact: "Chiang Hsiao-wu is the second son of Chiang Ching-kuo" is not
+    "Chiang Hsiao-wen is the eldest son ..."),
     unless it is a document's sentence (a stage-2 fact or a quote) that says more of the question than any
     of them (it ties the answer to the question); a stage-1 statement saying more of the question only
     restates it (stage 1 echoes the question's words around the documents' facts)."""
@@ -543,7 +578,8 @@ def without_repeats(sentences: list[Statement], question: str, lang: str) -> lis
         others = [o for o in out if o is not s]
         own = answer_words(s.text, question, lang)
         if others and (own <= answer_words(" ".join(o.text for o in others), question, lang)
-                       or any(4 * len(own - answer_words(o.text, question, lang)) <= len(own) for o in others)) \
+                       or len(own) >= 8 and any(4 * len(own - answer_words(o.text, question, lang)) <= len(own)
+                                                for o in others)) \
                 and (s.stage == STAGE_1
                      or _asked(s.text, question, lang) <= max(_asked(o.text, question, lang) for o in others)):
             out = others
@@ -608,5 +644,12 @@ def about(sentence: str, question: str, beside: Sequence[str] = ()) -> bool:
 def links(sentence: str, named: str, question: str) -> bool:
     """Whether ``sentence`` shares a name the question lacks with ``named`` (the sentences that
     name the answer): the link of a bridge ("Peart was inducted ..." beside "Peart was the drummer
-    of Rush"), not another fact about the question's own subject."""
-    return any(found(n, named) and not found(n, question) for n in names_in(sentence))
+    of Rush"), not another fact about the question's own subject. A nationality
+    (:data:`~vericite.engine.text.entities.DEMONYMS`: "American") links nothing."""
+    return bool(shared_names(sentence, named, question))
+
+
+def shared_names(sentence: str, named: str, question: str) -> set[str]:
+    """The names of ``sentence`` found in ``named`` and not in ``question``, nationalities aside
+    (see :func:`links`)."""
+    return {n for n in names_in(sentence) if n.lower() not in DEMONYMS and found(n, named) and not found(n, question)}

@@ -21,8 +21,9 @@ _LETTERS = re.compile(r"[^\W\d_]+")
 _DIGITS = re.compile(r"\d+")
 _YES_NO = frozenset({"yes", "no", "да", "нет"})  # content_free: the answer to a yes/no question
 
-#: words that say nothing about the answer, on top of the question's own words (English; a
-#: Russian sentence's short function words fall under the 4-letter rule of :func:`stems`)
+#: words that say nothing about the answer, on top of the question's own words (English; short ones
+#: are :data:`SHORT_FUNCTION_WORDS`; a Russian sentence's short function words fall under the 4-letter
+#: rule of :func:`stems`)
 FUNCTION_WORDS = frozenset("""also been from have into that their there they this were what when where which while
 who whom whose with would about after before being could other than them then these those under over such
 only very more most some""".split())
@@ -34,14 +35,26 @@ answers statement statements citation citations reference references source sour
 above following follows context text mentioned states stated""".split())
 
 
+#: English words (and their stems) of three letters that say nothing: every other 3-letter word is
+#: content ("Bye Bye Man", "died", "son", "war"); shorter words never are
+SHORT_FUNCTION_WORDS = frozenset("""the and but for nor yet are was has had did doe goe not you all any can may
+its his her him she who how why per via off out own too yes our get got let use say see way one now sir etc""".split())
+
+
 @lru_cache(maxsize=4096)  # a document sentence is compared with several claims
 def stems(text: str, lang: str = "en") -> frozenset[str]:
     """Content-word stems of ``text``: letters-only words, lower-cased, Snowball-stemmed for "en"
-    and "ru" (other languages: the words themselves), kept when 4+ letters long."""
-    ws = [w.lower() for w in _LETTERS.findall(text)]
+    and "ru" (other languages: the words themselves), kept when the stem is 4+ letters long, or,
+    in English, 3 letters long and neither it nor its word is in :data:`SHORT_FUNCTION_WORDS`
+    (a Russian 3-letter word is as often a function word: "для", "что", "его")."""
+    words = [w.lower() for w in _LETTERS.findall(text)]
+    ws = words
     if lang in _STEMMERS:  # a stemmer object keeps state while it stems: one per call, threads never share it
-        ws = snowballstemmer.stemmer(_STEMMERS[lang]).stemWords(ws)
-    return frozenset(w for w in ws if len(w) >= 4)
+        ws = snowballstemmer.stemmer(_STEMMERS[lang]).stemWords(words)
+    if lang != "en":
+        return frozenset(w for w in ws if len(w) >= 4)
+    return frozenset(s for w, s in zip(words, ws) if len(s) >= 4 or (
+        len(s) == 3 and w not in SHORT_FUNCTION_WORDS and s not in SHORT_FUNCTION_WORDS))
 
 
 def _terms(text: str, lang: str) -> frozenset[str]:

@@ -40,6 +40,14 @@ instead besides unlike like among between within without about around over under
 если когда где который которая которое которые также кроме после перед после во время согласно документ
 документе документы текст да нет ответ вопрос""".split()) | FUNCTION_WORDS | META_WORDS
 
+#: nationality words (lower-cased, English): capitalised and named, but two sentences both saying
+#: "American" are not about the same thing
+DEMONYMS = frozenset("""american british english scottish welsh irish french german italian spanish portuguese dutch
+belgian swiss austrian swedish norwegian danish finnish icelandic polish czech russian ukrainian greek turkish
+hungarian romanian bulgarian serbian croatian canadian mexican brazilian argentine argentinian chilean colombian
+peruvian cuban australian zealander japanese chinese korean indian pakistani iranian iraqi israeli egyptian
+african nigerian kenyan european asian soviet roman byzantine jewish christian catholic muslim""".split())
+
 _STEMMERS = {"latin": "english", "cyrillic": "russian"}
 _ROMAN = re.compile(r"[IVXLC]+")
 

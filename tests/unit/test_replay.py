@@ -36,7 +36,8 @@ def recorded(checker, **settings) -> dict:
 def test_replay_with_the_recorded_settings_gives_the_recorded_answer_without_the_llm():
     row = recorded(WordChecker(), claim_words=5, backbone_facts=0, claim_guard=False)
     new = Replayer(checker=WordChecker()).replay(row, "again")  # recorded settings, no override
-    assert new["output"] == row["output"] == "The Lakers won the finals 16 times [1]."
+    # "six" is content: the refined answer lost stage 1's verified "six times", which is put back
+    assert new["output"] == row["output"] == "The Lakers won the finals six times [1]. The Lakers won the finals 16 times [1]."
     assert new["replay"] == {"from": "vericite", "overrides": {}, "missing": [], "live": [], "stale_refine": False,
                             "same_output": True}
     assert new["method"] == "again" and new["trace"]["stages"][1]["statements"] == row["trace"]["stages"][1]["statements"]
@@ -45,8 +46,8 @@ def test_replay_with_the_recorded_settings_gives_the_recorded_answer_without_the
 def test_an_override_changes_what_a_rule_decides_and_says_when_stage_3_is_stale():
     row = recorded(WordChecker(), claim_words=5, backbone_facts=0, claim_guard=False)
     facts = Replayer(checker=WordChecker(), overrides={"backbone_facts": 2}).replay(row, "facts")
-    assert facts["output"] == ("The Lakers won the finals 16 times [1]. The Lakers won the finals six times in the "
-                               "1960s [1]. The Celtics won the finals 17 times [2].")
+    assert facts["output"] == ("The Lakers won the finals six times [1]. The Lakers won the finals 16 times [1]. "
+                               "The Celtics won the finals 17 times [2].")
     assert not facts["replay"]["same_output"] and not facts["replay"]["stale_refine"]
     # the guard drops the rewrite of "According to Document!" that stage 1 kept: stage 3's input changed
     guard = Replayer(checker=WordChecker(), overrides={"claim_guard": True}).replay(row, "guard")

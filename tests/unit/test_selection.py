@@ -85,6 +85,9 @@ def test_picks_that_share_no_name_with_the_answer_sentences_are_left_out():
     assert "left out 2 picked sentence(s) sharing no name" in picked.notes[-1]
     assert SEL.links(VERIFIED[3].text, VERIFIED[0].text, Q)  # "Peart" links the Hall of Fame fact to the answer
     assert not SEL.links(VERIFIED[3].text, VERIFIED[0].text, "When was Peart, a drummer, inducted?")  # the question's own name
+    # a nationality both say is no link
+    assert not SEL.links("Lady Alexandra Curzon married the American heiress Mary Leiter.",
+                         "The Bye Bye Man is a 2017 American horror film.", "What 2017 film stars Douglas Smith?")
 
 
 def test_an_answer_no_sentence_names_is_not_shown_as_found():
@@ -240,6 +243,18 @@ def test_a_comparison_keeps_the_other_ones_sentence_after_stage_1s_answer():
     assert picked.sentences == (erika, marco)  # not another Da Silva the question does not name
 
 
+def test_the_film_is_the_documents_title_where_the_document_opens_calling_it_a_film():
+    text = "The Bye Bye Man is a 2017 American horror film. The film stars Douglas Smith. The song is by Lana Del Rey."
+    titles, texts = ["The Bye Bye Man"], [text]
+    assert SEL.resolve_pronoun(fact("The film stars Douglas Smith."), titles, texts).text == \
+        "The Bye Bye Man stars Douglas Smith."
+    for unchanged in (fact("The song is by Lana Del Rey."), fact("The film stars Douglas Smith.", (1, 2)),
+                      fact("The film Awake stars Douglas Smith."), fact("The American film stars Douglas Smith.")):
+        assert SEL.resolve_pronoun(unchanged, titles, texts) is unchanged
+    late = "The Bye Bye Man is a 2017 American horror. It was a film with Douglas Smith. The film stars Douglas Smith."
+    assert SEL.resolve_pronoun(fact("The film stars Douglas Smith."), titles, [late]).text == "The film stars Douglas Smith."
+
+
 def test_a_title_that_is_not_a_name_is_not_put_for_a_pronoun():
     it = fact("It has 703 rooms and suites.", (1,))
     # the brief's example: the press release's "Он" is Yandex Market, and it never calls anything "Пресс-релиз"
@@ -296,6 +311,29 @@ def test_stage_1s_answer_leads_from_a_document_sentence_then_the_sentence_tying_
     assert [s.text for s in picked.sentences] == [peel.text]
 
 
+def test_a_lead_naming_part_of_the_question_is_tied_by_a_strong_link_only():
+    q = "Martin Patterson Hingle was a close friend of an actor who achieved success in what Western TV series?"
+    opening = "Hingle was a close friend of an actor who achieved success in the Western TV series Rawhide."
+    head = quote("After achieving success in the Western TV series Rawhide, he rose to international fame.", 2)
+    friend = quote("Hingle was a close friend of Clint Eastwood and appeared in the Eastwood films.", 1)
+    weak = quote("Hingle was a close friend of Eastwood Park's actor Bob Lee.", 3)
+    for titles, tied in ((["Pat Hingle", "Clint Eastwood", "Eastwood Park"], True),
+                         (["Pat Hingle", "Rawhide (TV series)", "Eastwood Park"], False)):
+        picked = SEL.compose(SEL.Selection("Rawhide", (0,)), [fact("Hingle appeared in hundreds of shows.")], q,
+                             titles=titles, opening=opening, quotes=[head, weak, friend])
+        assert [s.text for s in picked.sentences] == [head.text, friend.text][:1 + tied]
+
+    # stage 1's statement saying the relation stays before its tie, though the tie names all its words
+    q = "Which baseball player and National Baseball Hall of Fame inductee is featured in the Greatest Sports Legends?"
+    featured = Statement(R.ANSWER, "Reggie Jackson is featured in the Greatest Sports Legends anthology.", (1,), R.KEPT,
+                         1.0, "")
+    career = quote("Reginald Martinez Reggie Jackson is a former baseball player of Major League Baseball anthology.", 2)
+    picked = SEL.compose(SEL.Selection("Reggie Jackson", (0,)), [fact("Reggie Jackson was born in 1946.", (2,)), featured],
+                         q, titles=["Greatest Sports Legends", "Reggie Jackson"], quotes=[career],
+                         opening="Reggie Jackson is featured in the Greatest Sports Legends anthology.")
+    assert picked.sentences == (featured, career)
+
+
 def test_a_document_sentence_opening_with_a_pronoun_that_stays_never_leads_the_answer():
     # "His record ..." of a list article (a title that is no name) tied "Lionel Messi" to the question
     # and opened the answer, pointing at nobody; a pronoun its title resolves may still lead
@@ -344,8 +382,10 @@ def test_a_quoted_document_sentence_passes_the_final_check_and_adds_nothing():
     llm = PickingLLM(replies)
     pipe = VeriCite(llm, WordChecker(), prompts=PromptSet.load("facts-en-kv"), settings=Settings(claim_words=0))
     res = pipe.answer("In which year was the drummer of Rush inducted into the Modern Drummer Hall of Fame?", DOCS)
-    assert res.answer == "Peart was inducted into the Modern Drummer Hall of Fame in 1983 [1]."
-    assert [s.verdict for s in res.final] == [R.SUPPORTED] and res.warnings == []
+    # the quote names part of the question, not Rush: the sentence naming its document's subject and Rush ties it
+    assert res.answer == ("Peart was inducted into the Modern Drummer Hall of Fame in 1983 [1]. "
+                          "Neil Peart was the drummer of the rock band Rush [1].")
+    assert [s.verdict for s in res.final] == [R.SUPPORTED] * 2 and res.warnings == []
 
 
 def test_a_comparison_or_yes_no_answer_opens_with_its_short_answer_checked_as_a_claim():
@@ -449,6 +489,11 @@ def test_a_sentence_another_says_three_quarters_of_is_a_repeat():
     again = quote("Desert Studies Center is officially operated by the California Desert Studies Consortium, a consortium "
                   "of 7 CSU campuses: Dominguez Hills, Fullerton, Long Beach and Cal Poly Pomona.", 1)
     assert SEL.without_repeats([part, again], q, "en") == [part]
+    # three quarters of the words about someone else is another fact
+    q = "Who is the child of Chiang Hsiao-wen's father?"
+    wen, wu = (fact("Chiang Hsiao-wen is the eldest son of Chiang Ching-kuo."),
+               fact("Chiang Hsiao-wu is the second son of Chiang Ching-kuo.", (2,)))
+    assert SEL.without_repeats([wen, wu], q, "en") == [wen, wu]
     # a link whose words two others say between them, each less than three quarters, stays
     assert SEL.without_repeats(VERIFIED[2::-2] + [VERIFIED[3]], Q, "en") == VERIFIED[2::-2] + [VERIFIED[3]]
 
