@@ -117,7 +117,7 @@ def test_a_rule_plugs_into_the_chain():
     f = fake_facts(backbone=False, backbone_facts=0)
     d = D.apply(D.Draft.of("Rush is a band [1]."), f, (*D.RULES, shout))
     assert d.text() == "RUSH IS A BAND [1]." and d.notes[-1] == "shouted"
-    assert D.RULES[0] is D.final_check and D.RULES[4] is D.strict
+    assert D.RULES[0] is D.final_check and D.RULES[5] is D.strict
 
 
 def test_empty_reasons_are_fields():
@@ -245,3 +245,25 @@ def test_quotes_name_the_span_that_carries_each_citation():
     assert docs[0].text[q.start:q.end] == q.text
     assert d.sentences[1].quotes == ()  # only supported sentences get quotes
     assert D.quotes(d, replace(f, settings=Settings(quotes=False))) == d
+
+
+def test_a_resolved_sentence_that_fails_is_shown_as_its_document_wrote_it_when_that_passes():
+    docs = [Document("Children's Mercy Park", "Children's Mercy Park is a stadium in Kansas City. The stadium is the "
+                                              "club's third home venue; it opened in 2011. His record was broken.")]
+    # a checker reading windows: only what a window says verbatim passes
+    verbatim = lambda pairs: np.array([float(h.rstrip(".") in p) for p, h in pairs], dtype=np.float32)  # noqa: E731
+    f = replace(fake_facts(), documents=docs, scores=verbatim)
+    resolved = Statement(R.REFINE, "Children's Mercy Park is the club's third home venue.", (1,), R.UNSUPPORTED, 0.01,
+                         "Children's Mercy Park is the club's third home venue [1].")
+    owner = Statement(R.REFINE, "Children's Mercy Park's record was broken.", (1,), R.UNSUPPORTED, 0.0,
+                      "Children's Mercy Park's record was broken [1].")
+    other = Statement(R.REFINE, "Children's Mercy Park is in Toronto.", (1,), R.UNSUPPORTED, 0.0,
+                      "Children's Mercy Park is in Toronto [1].")
+    raws = (resolved.raw, owner.raw, other.raw)
+    d = D.as_written(D.Draft((D.Block(" ".join(raws), (resolved, owner, other), raws),), (resolved, owner, other)), f)
+    assert [s.text for s in d.sentences] == ["The stadium is the club's third home venue.", "His record was broken.",
+                                             other.text]
+    assert [s.verdict for s in d.sentences] == [R.SUPPORTED, R.SUPPORTED, R.UNSUPPORTED]
+    assert d.text() == "The stadium is the club's third home venue [1]. His record was broken [1]. " + other.raw
+    # when the document's own sentence fails too, nothing changes
+    assert D.as_written(d, replace(f, scores=lambda pairs: np.zeros(len(pairs), dtype=np.float32))) == d
