@@ -322,9 +322,10 @@ def lead(picked: Picked, verified: Sequence[Statement], quotes: Sequence[Stateme
     with the head (:func:`links`), names a name of the question ("Robert" alone does not tie "Sir
     Robert Peel" to the Tamworth Manifesto) and shares at least two words with the question; one
     citing another document first. When the head names part of the question, the tie is the other
-    hop: it cites another document, names a name the head leaves out and names the head's document
-    title (:func:`_title_in`) or two of the head's names ("Air" alone does not tie "the U.S. Army Air
-    Corps" to "Edwards Air Force Base"). The
+    hop: it names a name the head leaves out and names the head's document title (:func:`_title_in`)
+    or two of the head's names ("Air" alone does not tie "the U.S. Army Air Corps" to "Edwards Air
+    Force Base"), and, from the head's own document, says less than half of what the head says (not
+    a garbled copy of it). The
     answer is then the answer, then its link to the question (readers judge an answer by whether it
     says the answer early and plainly: the tie first buried it in the second sentence); the other
     picks follow only for a question of two parts (:func:`several_parts`; for a comparison, "..., A or B?", only those
@@ -365,7 +366,9 @@ def lead(picked: Picked, verified: Sequence[Statement], quotes: Sequence[Stateme
         def ties(s: Statement) -> bool:  # it ties the head to what the question names
             text = resolve_pronoun(s, titles, texts).text
             if len(missing) < len(own):  # the head names part of the question: the other hop, by a strong link
-                return not set(s.citations) & set(head.citations) and any(found(n, text) for n in missing) and (
+                said = answer_words(head.text, question, lang)
+                again = set(s.citations) & set(head.citations) and 2 * len(said & answer_words(text, question, lang)) >= len(said)
+                return not again and any(found(n, text) for n in missing) and (
                     _title_in(title, text) or len(shared_names(text, head.text, question)) >= 2)
             return links(text, named, question) and about(s.text, question)
 

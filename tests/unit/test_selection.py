@@ -322,10 +322,15 @@ def test_a_lead_naming_part_of_the_question_is_tied_by_a_strong_link_only():
         picked = SEL.compose(SEL.Selection("Rawhide", (0,)), [fact("Hingle appeared in hundreds of shows.")], q,
                              titles=titles, opening=opening, quotes=[head, weak, friend])
         assert [s.text for s in picked.sentences] == [head.text, friend.text][:1 + tied]
-    same = quote("Clint Eastwood was a close friend of Hingle.", 2)  # its own document: no other hop
+    # the head's own document's copy of the head is no tie; another of its sentences is
+    same = quote("Clint Eastwood, {'1': ''} rose to international fame after his success, a close friend of Hingle.", 2)
     picked = SEL.compose(SEL.Selection("Rawhide", (0,)), [fact("Hingle appeared in hundreds of shows.")], q,
                          titles=["Pat Hingle", "Clint Eastwood"], opening=opening, quotes=[head, same])
     assert [s.text for s in picked.sentences] == [head.text]
+    other = quote("Clint Eastwood was a close friend of Hingle.", 2)
+    picked = SEL.compose(SEL.Selection("Rawhide", (0,)), [fact("Hingle appeared in hundreds of shows.")], q,
+                         titles=["Pat Hingle", "Clint Eastwood"], opening=opening, quotes=[head, same, other])
+    assert [s.text for s in picked.sentences] == [head.text, other.text]
 
     # stage 1's statement saying the relation stays before its tie, though the tie names all its words
     q = "Which baseball player and National Baseball Hall of Fame inductee is featured in the Greatest Sports Legends?"
