@@ -367,7 +367,8 @@ def lead(picked: Picked, verified: Sequence[Statement], quotes: Sequence[Stateme
             text = resolve_pronoun(s, titles, texts).text
             if len(missing) < len(own):  # the head names part of the question: the other hop, by a strong link
                 said = answer_words(head.text, question, lang)
-                again = set(s.citations) & set(head.citations) and 2 * len(said & answer_words(text, question, lang)) >= len(said)
+                copy = 2 * len(said & answer_words(text, question, lang)) >= len(said)
+                again = bool(set(s.citations) & set(head.citations)) and copy
                 return not again and any(found(n, text) for n in missing) and (
                     _title_in(title, text) or len(shared_names(text, head.text, question)) >= 2)
             return links(text, named, question) and about(s.text, question)
