@@ -38,7 +38,7 @@ from .records import Document, Quote, Statement
 from .text.citations import format_citations, merge_adjacent, strip_citations
 from .text.compare import both_say, compared
 from .text.content import FUNCTION_WORDS, adds, answer_words, carried, stems, yes_no_question
-from .text.entities import found
+from .text.entities import SUBJECT_NOUN, SUBJECT_PRONOUNS, bare_title, found
 from .text.relevance import bm25_scores
 from .text.splitter import split_sentences
 
@@ -192,7 +192,7 @@ def final_check(d: Draft, f: Facts) -> Draft:
 
 
 #: the openings the answer step replaces by a document's title (:func:`~vericite.engine.selection.resolve_pronoun`)
-_OPENERS = r"(?:He|She|It|His|Her|Its|Он|Она|Оно|The [a-z]{3,})"
+_OPENERS = rf"(?:{SUBJECT_PRONOUNS}|{SUBJECT_NOUN})"
 
 
 def as_written(d: Draft, f: Facts) -> Draft:
@@ -206,7 +206,7 @@ def as_written(d: Draft, f: Facts) -> Draft:
         if s.verdict == R.SUPPORTED or len(s.citations) != 1 or not 1 <= s.citations[0] <= len(f.documents):
             continue
         doc = f.documents[s.citations[0] - 1]
-        name = re.sub(r"\s*\([^)]*\)\s*$", "", doc.title).strip()
+        name = bare_title(doc.title)
         for head in (f"{name}'s ", f"{name} "):
             if name and s.text.startswith(head):
                 rest = s.text[len(head) - 1:].rstrip(" .")

@@ -26,7 +26,7 @@ from .records import Statement
 from .text.citations import strip_citations
 from .text.compare import alone, by_words, choices, compared, measures, topic, two_things
 from .text.content import answer_words, stems, yes_no_question
-from .text.entities import DEMONYMS, found
+from .text.entities import DEMONYMS, SUBJECT_NOUN, SUBJECT_PRONOUNS, bare_title, found
 from .text.entities import names as names_in
 from .text.relations import asked, states
 from .text.relevance import bm25_scores
@@ -157,11 +157,11 @@ class Picked:
 
 # singular only: "They came of the Yuezhi [2]" in "History of India" means the Kushans, not the title;
 # Russian nominatives only (a possessive "Его" would need the title in the genitive)
-_SINGULAR = "He|She|It|His|Her|Its|Он|Она|Оно"
+_SINGULAR = SUBJECT_PRONOUNS
 _PRONOUN = re.compile(rf"^(?P<p>{_SINGULAR})\b(?=\s)")
 _POSSESSIVE = frozenset({"His", "Her", "Its"})
 #: "The film stars ...": a document names its subject once, then calls it by what it is
-_DEFINITE = re.compile(r"^(?P<p>The (?P<noun>[a-z]{3,}))(?=\s+[a-z])")  # not "The film Awake", "The song \"X\""
+_DEFINITE = re.compile(rf"^(?P<p>{SUBJECT_NOUN})(?=\s+[a-z])")  # not "The film Awake", "The song \"X\""
 _OPENING = re.compile(r"[^.!?]+")  # a document's opening sentence (up to its first stop)
 #: an opening word that points at someone or something named outside the sentence: the resolvable
 #: ones above, plurals and demonstratives
@@ -213,16 +213,19 @@ def _named_in(name: str, text: str) -> bool:
     """Whether every capitalised word of ``name`` occurs in ``text`` as written, capital included: the
     document calls its subject so ("Neil Peart" in "Neil Ellwood Peart ... Peart received"), where a
     title that is a common noun occurs lower-case or inflected ("Пресс-релиз" in "В пресс-релизе ...")."""
-    caps = [w for w in _NAME_WORD.findall(name) if w[0].isupper()]
-    return all(re.search(rf"(?<!\w){re.escape(w)}(?!\w)", text) for w in caps)
+    return _all_written([w for w in _NAME_WORD.findall(name) if w[0].isupper()], text)
 
 
 def _title_in(title: str, text: str) -> bool:
     """Whether ``text`` names ``title`` (parenthesis aside): each of its capitalised words and words
     with a digit as written ("71st Golden Globe Awards" is not in "The 51st Golden Globe Awards")."""
-    words = [w for w in _NAME_WORD.findall(re.sub(r"\s*\([^)]*\)\s*$", "", title)) if w[0].isupper()]
-    words += re.findall(r"\w*\d\w*", title)
-    return bool(words) and all(re.search(rf"(?<!\w){re.escape(w)}(?!\w)", text) for w in words)
+    words = [w for w in _NAME_WORD.findall(bare_title(title)) if w[0].isupper()] + re.findall(r"\w*\d\w*", title)
+    return bool(words) and _all_written(words, text)
+
+
+def _all_written(words: Sequence[str], text: str) -> bool:
+    """Whether each of ``words`` occurs in ``text`` as a whole word, as written."""
+    return all(re.search(rf"(?<!\w){re.escape(w)}(?!\w)", text) for w in words)
 
 
 def resolve_pronoun(s: Statement, titles: Sequence[str], texts: Sequence[str] = ()) -> Statement:
@@ -242,7 +245,7 @@ def resolve_pronoun(s: Statement, titles: Sequence[str], texts: Sequence[str] = 
     m = _PRONOUN.match(s.text) or _DEFINITE.match(s.text)
     if not m or len(s.citations) != 1 or not 1 <= s.citations[0] <= len(titles):
         return s
-    name = re.sub(r"\s*\([^)]*\)\s*$", "", titles[s.citations[0] - 1]).strip()
+    name = bare_title(titles[s.citations[0] - 1])
     # the checker reads the document's text, not its title: a name the text never uses would fail it
     if not _a_name(name) or (len(texts) >= s.citations[0] and not _named_in(name, texts[s.citations[0] - 1])):
         return s
@@ -362,11 +365,11 @@ def lead(picked: Picked, verified: Sequence[Statement], quotes: Sequence[Stateme
     missing = [n for n in own if not found(n, head.text)]
     if missing or not own:
         named = f"{head.text} {title}"
+        said = answer_words(head.text, question, lang)
 
         def ties(s: Statement) -> bool:  # it ties the head to what the question names
             text = resolve_pronoun(s, titles, texts).text
             if len(missing) < len(own):  # the head names part of the question: the other hop, by a strong link
-                said = answer_words(head.text, question, lang)
                 copy = 2 * len(said & answer_words(text, question, lang)) >= len(said)
                 again = bool(set(s.citations) & set(head.citations)) and copy
                 return not again and any(found(n, text) for n in missing) and (

@@ -48,6 +48,17 @@ hungarian romanian bulgarian serbian croatian canadian mexican brazilian argenti
 peruvian cuban australian zealander japanese chinese korean indian pakistani iranian iraqi israeli egyptian
 african nigerian kenyan european asian soviet roman byzantine jewish christian catholic muslim""".split())
 
+#: the singular pronouns a document opens a sentence with for its subject ("He was born ...", "Its ...")
+SUBJECT_PRONOUNS = "He|She|It|His|Her|Its|Он|Она|Оно"
+#: "The film stars ...": after naming its subject once, a document calls it by what it is
+SUBJECT_NOUN = r"The (?P<noun>[a-z]{3,})"
+
+
+def bare_title(title: str) -> str:
+    """A document title without its closing parenthesis: "Steve Smith (musician)" -> "Steve Smith"."""
+    return re.sub(r"\s*\([^)]*\)\s*$", "", title).strip()
+
+
 _STEMMERS = {"latin": "english", "cyrillic": "russian"}
 _ROMAN = re.compile(r"[IVXLC]+")
 
