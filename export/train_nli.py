@@ -564,7 +564,7 @@ def _batches(lengths: Sequence[int], batch: int, rng: random.Random) -> list[lis
 def _encode(tok, rows: Sequence[dict], max_len: int) -> tuple[list[list[int]], list[list[int]]]:
     """(input_ids, token_type_ids) per row, premise truncated first, no padding."""
     enc = tok([r["premise"] for r in rows], [r["hypothesis"] for r in rows], truncation="only_first",
-              max_length=max_len)
+              max_length=max_len, return_token_type_ids=True)  # XLM-R's tokenizer omits them unless asked (transformers 5)
     return [enc["input_ids"][i] for i in range(len(rows))], [enc["token_type_ids"][i] for i in range(len(rows))]
 
 
