@@ -336,12 +336,20 @@ def lead(picked: Picked, verified: Sequence[Statement], quotes: Sequence[Stateme
     pronoun stays (:func:`resolve_pronoun` with the documents' ``titles`` and ``texts``) never leads
     or ties: "His record ..." alone points at nobody.
 
+    When the first pick already says the most, it stays first, and only when it leaves out a name
+    of the question does a tie join it, from another document (the model picked the bridge:
+    "Shellite is a mixture of Picric acid and ..." for "Which component of shellite has the formula
+    (ON)CHOH?", then "Picric acid is an organic compound with the formula (ON)CHOH"); a title naming
+    a name of the question links nothing there (it is the question's subject, not a hop); the
+    other picks follow when they say more than the two.
+
     Returns:
         ``picked`` unchanged when the opening says nothing beyond the question or shares fewer
         than two words with it (it answers something else: "The Piedmont region was developed
         into cotton plantations" for a question about a county), no sentence
-        shares a word with it, or the first pick already says the most; else the new sentences,
-        a trace note, and no caveat (a sentence now carries stage 1's answer).
+        shares a word with it, or the first pick already says the most and nothing ties it to
+        what it leaves out; else the new sentences, a trace note, and no caveat (a sentence now
+        carries stage 1's answer; ``picked``'s caveat when its first pick leads).
     """
     quotes = [q for q in quotes if not dangling(resolve_pronoun(q, titles, texts).text)]
     key = answer_words(opening, question, lang)
@@ -355,17 +363,26 @@ def lead(picked: Picked, verified: Sequence[Statement], quotes: Sequence[Stateme
 
     top = max(score(s) for s in pool)
     first = picked.sentences[0] if picked.sentences else None
-    if top == 0 or (first is not None and score(first) >= top):
+    if top == 0:
         return picked
-    best = [s for s in verified if score(s) == top] or [s for s in quotes if score(s) == top]
-    head = best[0] if len(best) == 1 else ranked(best, question, opening)[0]
+    # the first pick already says stage 1's answer: it stays first, and only its tie to a name of the
+    # question it leaves out may join it (the model picked the bridge sentence, not the one naming the rest)
+    kept_first = first is not None and score(first) >= top
+    head: Statement
+    if first is not None and kept_first:
+        head = first
+    else:
+        best = [s for s in verified if score(s) == top] or [s for s in quotes if score(s) == top]
+        head = best[0] if len(best) == 1 else ranked(best, question, opening)[0]
     title = titles[head.citations[0] - 1] if head.citations and 0 < head.citations[0] <= len(titles) else ""
     chain = [head]
     own = names_in(question)
     missing = [n for n in own if not found(n, head.text)]
-    if missing or not own:
+    if missing or (not own and not kept_first):
         named = f"{head.text} {title}"
         said = answer_words(head.text, question, lang)
+        # a title naming what the question names links nothing: it is the question's own subject, not a hop
+        bridge = not kept_first or not any(found(n, title) for n in own)
 
         def ties(s: Statement) -> bool:  # it ties the head to what the question names
             text = resolve_pronoun(s, titles, texts).text
@@ -373,15 +390,25 @@ def lead(picked: Picked, verified: Sequence[Statement], quotes: Sequence[Stateme
                 copy = 2 * len(said & answer_words(text, question, lang)) >= len(said)
                 again = bool(set(s.citations) & set(head.citations)) and copy
                 return not again and any(found(n, text) for n in missing) and (
-                    _title_in(title, text) or len(shared_names(text, head.text, question)) >= 2)
+                    bridge and _title_in(title, text) or len(shared_names(text, head.text, question)) >= 2)
             return links(text, named, question) and about(s.text, question)
 
         tie = [s for s in [*picked.sentences, *verified, *quotes] if s is not head and s.text != head.text
                and len(answer_words(s.text, "", lang) & asked) >= 2 and ties(s)]
+        other = [s for s in tie if not set(s.citations) & set(head.citations)]
+        if kept_first:  # beside the model's own pick only a hop to another document: its own mostly repeat it
+            tie = other
         if tie:  # the hop before: from another document when one has it
-            other = [s for s in tie if not set(s.citations) & set(head.citations)]
             chain = [head, ranked(other or tie, question)[0]]
     shown = " ".join(s.text for s in chain)
+    if kept_first:
+        if len(chain) == 1:
+            return picked
+        said_all = answer_words(shown, question, lang)  # the other picks stay when they say more than the chain
+        rest = [s for s in picked.sentences if s not in chain and not answer_words(s.text, question, lang) <= said_all]
+        sentences = (chain + [s for s in without_repeats(chain + rest, question, lang) if s not in chain])[:MAX_PICKS]
+        note = f"answer: the first sentence leaves out {missing}; followed by the sentence tying it to them: {chain[1].text!r}"
+        return Picked(tuple(sentences), picked.notes + (note,), picked.caveat)
     rest = [s for s in picked.sentences if s not in chain and s.text not in shown] if several_parts(question) else []
     pair = choices(question)
     if pair:  # a comparison: the other one's sentence, not more

@@ -343,6 +343,24 @@ def test_a_lead_naming_part_of_the_question_is_tied_by_a_strong_link_only():
     assert picked.sentences == (featured, career)
 
 
+def test_a_first_pick_saying_stage_1s_answer_is_followed_by_its_tie_to_the_name_it_leaves_out():
+    # the model picked the bridge sentence ("... mixture of Picric acid ..."), which says stage 1's answer but
+    # not the formula the question names: the verified sentence naming the formula and the bridge follows it
+    q = "Which component of shellite has the formula (ON)CHOH?"
+    opening = "The component of shellite that has the formula (ON)CHOH is picric acid."
+    mixture = fact("Shellite is an explosive mixture of Picric acid and Dinitrophenol.", (2,))
+    formula = fact("Picric acid is an organic compound with the formula (ON)CHOH.", (3,))
+    xylitol = fact("Xylitol has the formula CHOH(CHOH)CHOH.", (4,))
+    picked = SEL.compose(SEL.Selection("picric acid", (0,)), [mixture, xylitol, formula], q, opening=opening,
+                         titles=["", "Shellite", "Picric acid", "Xylitol"])
+    assert picked.sentences == (mixture, formula)
+    assert any("leaves out ['CHOH']" in n for n in picked.notes)
+    # a sentence naming the formula but sharing no name with the first pick ties nothing: the pick stands alone
+    picked = SEL.compose(SEL.Selection("picric acid", (0,)), [mixture, xylitol], q, opening=opening,
+                         titles=["", "Shellite", "Picric acid", "Xylitol"])
+    assert picked.sentences == (mixture,)
+
+
 def test_a_document_sentence_opening_with_a_pronoun_that_stays_never_leads_the_answer():
     # "His record ..." of a list article (a title that is no name) tied "Lionel Messi" to the question
     # and opened the answer, pointing at nobody; a pronoun its title resolves may still lead
