@@ -5,9 +5,16 @@ so checking it as written tests that the name is in the document, never that it 
 question. A sentence with fewer than ``claim_words`` words is therefore rewritten by the LLM, with
 the question, as one full declarative sentence ("James Fieser received his B.A. from Berea
 College") and that sentence is the hypothesis: a distractor that only names the entity fails.
+
+The converse holds for a statement or fact that *is* the question's own wording with a name put in
+the slot the question asks about (:func:`template_fill`: "DeKalb County shares a border with the county
+where the most populous city in the state where Redan High School is located" for "Which county shares a
+border with the county where ..."): a document naming the county and the school entails it for the
+checker, though no document says it.
 """
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 
@@ -70,4 +77,61 @@ def complete_claims(items: Sequence[Statement | Claim], rewrite: Callable[[str],
             out.append(Statement(x.stage, x.text, x.citations, failed, None, x.raw))
         else:
             out.append(replace(x, text=full, rewritten=True))
+    return out
+
+
+_WH = frozenset({"who", "whom", "whose", "what", "which", "when", "where", "how"})
+_TOKEN = re.compile(r"\w+")
+#: a filled template is a name (at most this many words) and the question's own words after its wh-phrase
+_SLOT_WORDS = 6
+#: ... at least this many of them: a plain answer restates a short question ("Neil Peart was the drummer of
+#: Rush"); a long one describes what it asks about, which one sentence of one document rarely resolves
+_RUN_WORDS = 8
+
+
+def _tokens(text: str) -> list[str]:
+    return [w.casefold() for w in _TOKEN.findall(strip_citations(text))]
+
+
+def template_fill(claim: str, question: str, documents: str) -> str:
+    """The question's words that ``claim`` ends with when it is the question's own template with a name
+    put in the slot the question asks about ("Theodore Evelyn Mosby married the narrator of How I Met
+    Your Mother" for "Who married the narrator of How I Met Your Mother?"; "DeKalb County shares a
+    border with the county where ..." for "Which county shares a border with the county where ...?"),
+    "" when it is not. It is one when the question opens with a wh-word (English), the claim ends with
+    all of the question's words after its first one to three (eight words at least: a plain answer
+    restates a short question, "Neil Peart was the drummer of Rush"), those follow at most six words (the
+    name), and the cited ``documents`` (their texts joined) never say those words in a row: a small
+    model extracting "the facts that help answer the question" from a document that names some entity
+    writes it into the question, and the checker, reading a document that names the entity and the
+    question's words, often passes it. A claim in the document's own words is no fill, nor is a fact
+    about part of the question ("Barcelona has won the treble competitions twice" for "How many UEFA Super Cup
+    awards has the team that has won the treble competitions twice received?")."""
+    asked, said = _tokens(question), _tokens(claim)
+    if not asked or asked[0] not in _WH:
+        return ""
+    for k in range(1, 4):
+        run = asked[k:]
+        if len(run) < _RUN_WORDS or not 0 < len(said) - len(run) <= _SLOT_WORDS or said[-len(run):] != run:
+            continue
+        words = " ".join(run)
+        return "" if f" {words} " in f" {' '.join(_tokens(documents))} " else words
+    return ""
+
+
+def without_template_fills(items: Sequence[Statement | Claim], question: str, notes: list[str] | None = None
+                           ) -> list[Statement | Claim]:
+    """``items`` with every claim as written (not a fragment's rewrite, which is the question's wording
+    by design) that is a :func:`template_fill` of ``question`` against its premise given the verdict
+    ``dropped:template_fill`` before it is checked; ``notes`` gets one line per claim dropped."""
+    out: list[Statement | Claim] = []
+    for x in items:
+        words = template_fill(x.text, question, x.premise) if isinstance(x, Claim) and not x.rewritten else ""
+        if words:
+            out.append(Statement(x.stage, x.text, x.citations, R.DROPPED_TEMPLATE, None, x.raw))
+            if notes is not None:
+                notes.append(f"template fill: {x.raw!r} is the question's {words!r} with a name put in; dropped "
+                             "before its check")
+        else:
+            out.append(x)
     return out

@@ -18,6 +18,7 @@ DROPPED_NO_CITATION = "dropped:no_citation"
 DROPPED_OUT_OF_RANGE = "dropped:citation_out_of_range"
 DROPPED_NLI = "dropped:not_entailed"
 DROPPED_FRAGMENT = "dropped:not_a_statement"  # fewer words than a claim needs ("Murcia", "1939")
+DROPPED_TEMPLATE = "dropped:template_fill"  # the question's own wording with a name put in its slot
 SUPPORTED = "supported"            # final check passed (stage 3)
 UNSUPPORTED = "unsupported"        # final check failed: reported, not removed
 NO_CITATION = "no_citation"        # final sentence without a valid citation: reported

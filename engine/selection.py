@@ -165,7 +165,7 @@ _DEFINITE = re.compile(rf"^(?P<p>{SUBJECT_NOUN})(?=\s+[a-z])")  # not "The film 
 _OPENING = re.compile(r"[^.!?]+")  # a document's opening sentence (up to its first stop)
 #: an opening word that points at someone or something named outside the sentence: the resolvable
 #: ones above, plurals and demonstratives
-_DANGLING = re.compile(rf"^(?:{_SINGULAR}|They|Their|This|These|Those|Они|Его|Её|Ее|Их|Это|Эти)\b(?=\s)")
+_DANGLING = re.compile(rf"^(?:{_SINGULAR}|They|Their|This|These|Those|Они|Его|Её|Ее|Их|Это|Эти)\b(?=[\s,])")
 
 
 def _usable(sentences: Sequence[Statement], titles: Sequence[str], texts: Sequence[str] = ()) -> list[Statement]:
@@ -176,7 +176,7 @@ def _usable(sentences: Sequence[Statement], titles: Sequence[str], texts: Sequen
 
 def dangling(text: str) -> bool:
     """Whether ``text`` opens with a pronoun or demonstrative ("They are valued as ornamental
-    trees", "His record was broken", "Это ..."): alone, or first in an answer, it points at
+    trees", "His record was broken", "They, along with ...", "Это ..."): alone, or first in an answer, it points at
     nothing the reader has been told."""
     return bool(_DANGLING.match(text))
 
@@ -316,7 +316,8 @@ def lead(picked: Picked, verified: Sequence[Statement], quotes: Sequence[Stateme
     one sentence over two documents and rarely passes its check; the answer step picks from the
     verified sentences only, which often lack the answer. So the sentence of ``verified`` or
     ``quotes`` (document sentences, verbatim) sharing the most
-    :func:`~vericite.engine.text.content.answer_words` with the opening (verified ones first
+    :func:`~vericite.engine.text.content.answer_words` with the opening, read with its opening pronoun
+    or "The city" resolved (:func:`resolve_pronoun`: as it will be shown), (verified ones first
     among equals, then the most relevant to the question and the opening) leads when it shares
     more than the first picked sentence does. When it leaves out a name the question names (the
     second hop: "He has had seven top 20 US albums"; "After achieving success in the Western TV
@@ -358,8 +359,8 @@ def lead(picked: Picked, verified: Sequence[Statement], quotes: Sequence[Stateme
     if not key or not pool or len(answer_words(opening, "", lang) & asked) < 2:  # not an answer to this question
         return picked
 
-    def score(s: Statement) -> int:
-        return len(answer_words(s.text, question, lang) & key)
+    def score(s: Statement) -> int:  # as shown: "The city is located in ..." says its document's title
+        return len(answer_words(resolve_pronoun(s, titles, texts).text, question, lang) & key)
 
     top = max(score(s) for s in pool)
     first = picked.sentences[0] if picked.sentences else None
@@ -398,6 +399,16 @@ def lead(picked: Picked, verified: Sequence[Statement], quotes: Sequence[Stateme
         other = [s for s in tie if not set(s.citations) & set(head.citations)]
         if kept_first:  # beside the model's own pick only a hop to another document: its own mostly repeat it
             tie = other
+        if not tie and not kept_first and own and len(missing) == len(own):
+            # nothing reaches the question's names: the hop toward them, a sentence of another document
+            # sharing a whole name of the head (not "Robert" of "Sir Robert Peel") and two words with the
+            # question ("Islam 48%" of a country's religions, then "Islam is the most widely practised
+            # religion in Southeast Asia")
+            whole = set(_RUNS.findall(head.text)) - {n for n in _RUNS.findall(question)}
+            tie = other = [s for s in [*verified, *quotes] if not set(s.citations) & set(head.citations)
+                           and len(answer_words(s.text, "", lang) & asked) >= 2
+                           and whole & set(_RUNS.findall(resolve_pronoun(s, titles, texts).text))
+                           and links(resolve_pronoun(s, titles, texts).text, head.text, question)]
         if tie:  # the hop before: from another document when one has it
             chain = [head, ranked(other or tie, question)[0]]
     shown = " ".join(s.text for s in chain)
@@ -418,6 +429,10 @@ def lead(picked: Picked, verified: Sequence[Statement], quotes: Sequence[Stateme
     note = (f"answer: led by the sentence closest to stage 1's opening {opening!r}: {head.text!r}"
             + (f", then the sentence tying it to the question: {chain[1].text!r}" if len(chain) > 1 else ""))
     return Picked(tuple(sentences), picked.notes + (note,), None)
+
+
+#: a run of capitalised words: a name as written ("Sir Robert Peel", "Islam")
+_RUNS = re.compile(r"[A-Z][\w'’-]*(?:\s+[A-Z][\w'’-]*)*")
 
 
 def next_hop(picked: Picked, verified: Sequence[Statement], quotes: Sequence[Statement], question: str,
@@ -454,7 +469,7 @@ def next_hop(picked: Picked, verified: Sequence[Statement], quotes: Sequence[Sta
     head: Statement = found_head
     # a name of the question that is part of the new one's name ("Mach" of "Ernst Mach" for "the physicist
     # who Mach number is named after") does not make a sentence about the question's own subject
-    runs = [set(r.split()) for r in re.findall(r"[A-Z][\w'’-]*(?:\s+[A-Z][\w'’-]*)*", head.text)]
+    runs = [set(r.split()) for r in _RUNS.findall(head.text)]
     own = [n for n in asked_of if not any(n in r and r & set(new) for r in runs)]
     pool = [s for s in _usable([*verified, *quotes], titles, texts) if s.text != head.text and states(s.text, wanted, lang)
             and any(found(n, s.text) for n in new) and not any(found(n, s.text) for n in own)]

@@ -191,6 +191,11 @@ class Settings:
                                       "rewrite that adds answer words neither the fragment nor the question has is refused "
                                       "(asked to make a claim of nothing, a small model answers from memory)",
                                 group="check", kind="bool")
+    template_guard: bool = setting(True, "a stage-1 statement or stage-2 fact that is the question's own wording with a "
+                                         "name put in the slot it asks about ('X married the narrator of ...' for 'Who "
+                                         "married the narrator of ...?') is dropped before its check, unless its "
+                                         "documents say those words (engine/claims.py: the checker passes such fills "
+                                         "when a document names X)", group="check", kind="bool")
     cite_each: bool = setting(True, "a sentence citing several documents is also scored against each alone: it passes "
                                     "if the joint or one alone entails it, and a citation that does not carry it is "
                                     "removed (ALCE's precision rule)", group="check", kind="bool")
@@ -271,7 +276,8 @@ PRESETS: dict[str, dict[str, Any]] = {
     "paper": {
         "prompts": "paper-en", "prompt_format": "chat", "citation_grammar": False, "inline_citations": False,
         "answer_retry": False, "doc_tokens": 0, "gate": "grammar", "gate_grammar": False, "refine": "merge",
-        "multihop": False, "min_statement_words": 0, "claim_words": 0, "claim_guard": False, "cite_each": False,
+        "multihop": False, "min_statement_words": 0, "claim_words": 0, "claim_guard": False,
+        "template_guard": False, "cite_each": False,
         "entity_guard": False, "recite": False, "conflicts": False, "drop_unsupported": False, "fallback_quotes": 0,
         "fallback_sentences": 0, "backbone": False, "backbone_facts": 0, "add_nothing": False,
     },

@@ -24,12 +24,11 @@ from typing import Sequence
 
 import numpy as np
 
+from ..text.content import ORDINALS_EN, WORDS_EN
+
 _NUMBER = re.compile(r"(?<![\w.,])\d{1,3}(?:,\d{3})+(?:\.\d+)?(?![\d])|\d+(?:\.\d+)?")
-#: English number words the guard reads (also the hard-negative generators' table, export/hard_negatives.py)
-WORDS_EN = ("zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen "
-            "sixteen seventeen eighteen nineteen twenty").split()
-ORDINALS_EN = ("zeroth first second third fourth fifth sixth seventh eighth ninth tenth eleventh twelfth "
-               "thirteenth fourteenth fifteenth sixteenth seventeenth eighteenth nineteenth twentieth").split()
+# the English number words the guard reads are engine/text/content.py's (also the hard-negative generators'
+# table, export/hard_negatives.py)
 TENS_EN = {"thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70, "eighty": 80, "ninety": 90,
            "hundred": 100, "thousand": 1000}
 _WORDS_RU = ("ноль один два три четыре пять шесть семь восемь девять десять одиннадцать двенадцать тринадцать "

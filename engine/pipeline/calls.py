@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 from .. import cancel
 from .. import records as R
-from ..claims import complete_claims, is_fragment
+from ..claims import complete_claims, is_fragment, without_template_fills
 from ..llm.fitting import fit_documents, prompt_budget, warn_once
 from ..llm.grammar import citation_grammar
 from ..prompts import PromptSet
@@ -80,3 +80,12 @@ def complete(pipe: VeriCite, q: Question, items: list[Statement | Claim], trace:
 
     return complete_claims(items, rewrite, n, question=q.text, lang=q.lang, guard=pipe.settings.claim_guard, failed=failed,
                            notes=trace.notes)
+
+
+def claims(pipe: VeriCite, q: Question, items: list[Statement | Claim], trace: StageTrace, where: str
+           ) -> list[Statement | Claim]:
+    """A stage-1 or stage-2 extraction's claims ready for their check: fragments completed
+    (:func:`complete`), then, with ``template_guard``, those that are the question's own wording with a
+    name put in dropped (:func:`~vericite.engine.claims.without_template_fills`; notes in ``trace``)."""
+    items = complete(pipe, q, items, trace, where)
+    return without_template_fills(items, q.text, trace.notes) if pipe.settings.template_guard else items

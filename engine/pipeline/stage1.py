@@ -11,7 +11,7 @@ from ..llm.grammar import citation_grammar
 from ..records import StageTrace, Statement
 from ..text.content import content_free
 from ..verifier import Claim, answer_claims
-from .calls import chat, cite_grammar, complete, documents_block, split_lang
+from .calls import chat, cite_grammar, claims, documents_block, split_lang
 from .context import Question, Stage
 
 if TYPE_CHECKING:
@@ -40,7 +40,7 @@ def answer(pipe: VeriCite, q: Question) -> Stage:
             st.trace.notes.append(f"stage 1 said nothing ({st.trace.llm_calls[-1].text.strip()!r}): asked again "
                                   "with citations allowed inside sentences (answer_retry)")
             items = ask(citation_grammar(len(q.documents), inline=True))
-        items = complete(pipe, q, items, st.trace, R.ANSWER)  # fragments -> full sentences with the question
+        items = claims(pipe, q, items, st.trace, R.ANSWER)  # fragments -> full sentences; template fills dropped
         st.checks.append(pipe.verifier().submit(items, (R.KEPT, R.DROPPED_NLI), st.trace, q.timeline))
     st.trace.wall_ms = round(t.ms, 1)
     return st

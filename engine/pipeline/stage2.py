@@ -17,7 +17,7 @@ from ..llm.fitting import fit_document
 from ..llm.grammar import YES_NO, says_no
 from ..records import Document, LLMCall, StageTrace
 from ..verifier import fact_claims, joint_fact_claims
-from .calls import budget, chat, complete, split_lang
+from .calls import budget, chat, claims, split_lang
 from .context import DocumentEvidence, Question, Stage
 from .prepare import language, shown_documents
 
@@ -67,7 +67,7 @@ def _evidence(pipe: VeriCite, q: Question, trace: StageTrace, i: int, doc: Docum
     trace.llm_calls.append(ext)
     items = fact_claims(R.EVIDENCE, ext.text, i, doc, split_lang(pipe, q, ext.text),
                         min_words=pipe.settings.min_statement_words)
-    items = complete(pipe, q, items, trace, f"{R.EVIDENCE}:{i}")
+    items = claims(pipe, q, items, trace, f"{R.EVIDENCE}:{i}")
     return DocumentEvidence((i,), gate, pipe.verifier().submit(items, (R.KEPT, R.DROPPED_NLI), trace, q.timeline))
 
 
@@ -131,7 +131,7 @@ def _multihop(pipe: VeriCite, q: Question, st: Stage, useful: list[int], texts: 
         st.trace.llm_calls.append(ext)
         items = joint_fact_claims(R.EVIDENCE, ext.text, [(i, q.documents[i - 1]), (j, q.documents[j - 1])],
                                   split_lang(pipe, q, ext.text), min_words=pipe.settings.min_statement_words)
-        items = complete(pipe, q, items, st.trace, f"{R.EVIDENCE}:{i}+{j}")
+        items = claims(pipe, q, items, st.trace, f"{R.EVIDENCE}:{i}+{j}")
         batch = pipe.verifier().submit(items, (R.KEPT, R.DROPPED_NLI), st.trace, q.timeline)
         st.documents.append(DocumentEvidence((i, j), None, batch))
         st.checks.append(batch)

@@ -5,7 +5,7 @@ fragment says (:func:`invented`), a refined sentence must say what the verified 
 (stage 3 adds nothing), and a verified sentence whose content the refined answer lost is put back
 (:func:`carried`). Words are compared as Snowball stems ("launched" = "launches", "году" = "год")
 for English and Russian, so a rewrite that inflects a word is not a new word; numbers are compared
-as written digits.
+as digits (an English number word from two to twenty also as its digits).
 """
 from __future__ import annotations
 
@@ -57,9 +57,21 @@ def stems(text: str, lang: str = "en") -> frozenset[str]:
         len(s) == 3 and w not in SHORT_FUNCTION_WORDS and s not in SHORT_FUNCTION_WORDS))
 
 
+#: English number words, cardinal and ordinal, by value (the number guard reads them too: engine/nli/guard.py)
+WORDS_EN = ("zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen "
+            "sixteen seventeen eighteen nineteen twenty").split()
+ORDINALS_EN = ("zeroth first second third fourth fifth sixth seventh eighth ninth tenth eleventh twelfth "
+               "thirteenth fourteenth fifteenth sixteenth seventeenth eighteenth nineteenth twentieth").split()
+#: those from two to twenty as the digits they stand for: a document's "third-largest" says stage 1's "3rd largest"
+#: ("one" and "first" are left out: they say a number far less often than they say something else)
+NUMBER_WORDS: dict[str, str] = {w: str(n) for table in (WORDS_EN, ORDINALS_EN) for n, w in enumerate(table) if n >= 2}
+
+
 def _terms(text: str, lang: str) -> frozenset[str]:
-    """:func:`stems` of ``text`` plus its digit runs: the units every rule here compares."""
-    return stems(text, lang) | frozenset(_DIGITS.findall(text))
+    """:func:`stems` of ``text`` plus its digit runs, an English number word also as its digits
+    (:data:`NUMBER_WORDS`: "third" and "3rd" share "3"): the units every rule here compares."""
+    numbers = [NUMBER_WORDS[w] for w in _LETTERS.findall(text.lower()) if w in NUMBER_WORDS] if lang == "en" else []
+    return stems(text, lang) | frozenset(_DIGITS.findall(text)) | frozenset(numbers)
 
 
 @lru_cache(maxsize=64)

@@ -379,6 +379,74 @@ def test_a_document_sentence_opening_with_a_pronoun_that_stays_never_leads_the_a
     assert [s.text for s in named.sentences][1].startswith("Wartan Ghazarian's record was broken")
 
 
+def test_stage_1s_ordinal_finds_the_documents_number_word_and_a_they_comma_never_leads():
+    # stage 1 says "3rd largest", the document "third-largest"; the document's next sentence, "They, along
+    # with ...", shares stage 1's names but points at nobody: the third-largest sentence leads, tied to the
+    # question by the sentence naming where Golitzen died
+    q = ("Where does the city where Alexander Golitzen died rank in the top five largest urban areas of the state "
+         "where the band that Jacoby Shaddix is a member of formed?")
+    opening = ("Alexander Golitzen died in San Diego, which ranks 3rd largest in the top five largest urban areas of "
+               "the state where the band that Jacoby Shaddix is a member of formed.")
+    third = quote("The urban area of San Diego extends beyond the city limits and had a population of 2,956,746, "
+                  "making it the third-largest urban area in the state, after that of the Los Angeles metropolitan area.", 3)
+    they = quote("They, along with the Riverside–San Bernardino, form those metropolitan areas in California larger "
+                 "than the San Diego metropolitan area.", 3)
+    died = fact("Prince Alexander Golitzen (Moscow, February 28, 1908 – San Diego, July 26, 2005) was a Russian-born "
+                "American production designer.", (5,))
+    band = fact("The band that Jacoby Shaddix is a member of formed in Vacaville, California.", (2,))
+    titles = ["Tennessee", "Papa Roach", "San Diego", "Jacoby Shaddix", "Alexander Golitzen"]
+    picked = SEL.compose(SEL.Selection("Vacaville, California", (0,)), [band, died], q, titles=titles,
+                         opening=opening, quotes=[they, third])
+    assert picked.sentences == (third, died)
+    assert SEL.dangling(they.text) and SEL.dangling("It, too, was built in 1900.") and not SEL.dangling("Theyre here.")
+    # without the number word's sentence, the dangling one still never leads
+    picked = SEL.compose(SEL.Selection("Vacaville, California", (0,)), [band, died], q, titles=titles,
+                         opening=opening, quotes=[they])
+    assert they not in picked.sentences
+
+
+def test_a_lead_reaching_none_of_the_questions_names_is_followed_by_its_hop_toward_them():
+    # the head names neither Eritrea nor anything else of the question, and no sentence names Eritrea: the
+    # sentence of another document naming the head's "Islam" and saying two words of the question follows
+    q = ("What percentage of Eritrea is estimated to adhere to the religion widely practiced in the region that the "
+         "tentacled snake is native to?")
+    opening = "According to recent estimates, 50% of the population adheres to Christianity, Islam 48%."
+    head = quote("According to recent estimates, 50% of the population adheres to Christianity, Islam 48%, while 2% "
+                 "follow other religions.", 5)
+    islam = fact("Islam is the most widely practised religion in Southeast Asia, with 240 million adherents.", (4,))
+    snake = fact("The tentacled snake is native to South-East Asia.", (1,))
+    titles = ["Tentacled snake", "Guam", "Buddhism by country", "Southeast Asia", "Eritrea"]
+    picked = SEL.compose(SEL.Selection("unknown", (0,)), [snake, islam], q, titles=titles, opening=opening,
+                         quotes=[head])
+    assert picked.sentences == (head, islam)
+    # without the name in common nothing follows ("Robert" of "Sir Robert Peel" is no hop either: the test above)
+    other = fact("Buddhism is the most widely practised religion in Thailand, with many adherents.", (3,))
+    picked = SEL.compose(SEL.Selection("unknown", (0,)), [snake, other], q, titles=titles, opening=opening,
+                         quotes=[head])
+    assert picked.sentences == (head,)
+
+
+def test_a_verified_sentence_is_weighed_against_stage_1s_answer_as_shown_with_its_subject_resolved():
+    # "The city is located in Richland County" is Forest Acres' (its document opens "Forest Acres is a city"):
+    # resolved, it says as much of stage 1's answer as the radio station's sentence and, verified, stays first
+    q = ("In what county is located the city that shares a border with the capital of the state that won the 2017 "
+         "NCAA Basketball Tournament?")
+    opening = ("The city that shares a border with the capital of the state that won the 2017 NCAA Basketball "
+               "Tournament is Forest Acres, South Carolina.")
+    city = Statement(R.ANSWER, "The city is located in Richland County, South Carolina, United States.", (3,), R.KEPT,
+                     1.0, "")
+    capital = fact("The capital of South Carolina is Columbia.", (3,))
+    radio = quote("WWNQ is a radio station licensed to Forest Acres, South Carolina, serving the Columbia, South "
+                  "Carolina market.", 5)
+    titles = ["2017 NCAA Tournament", "States of Nigeria", "Forest Acres, South Carolina", "Charleston", "WWNQ"]
+    texts = ["", "", "Forest Acres is a city in Richland County, South Carolina, United States. The population was "
+                     "10,361.", "", radio.text]
+    picked = SEL.compose(SEL.Selection("South Carolina", (0, 1)), [city, capital], q, titles=titles, opening=opening,
+                         quotes=[radio], texts=texts)
+    assert picked.sentences[0].text == ("Forest Acres, South Carolina is located in Richland County, South Carolina, "
+                                        "United States.")
+
+
 def test_a_sentence_opening_with_a_pronoun_follows_its_documents_sentence_naming_the_subject():
     q = "Is the Virgilia found in Africa?"
     they = fact("They are valued as ornamental trees by gardeners.", (2,))

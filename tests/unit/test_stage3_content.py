@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from vericite.engine import records as R
+from vericite.engine.claims import template_fill
 from vericite.engine.text.content import adds, answer_words, content_free, invented, stems
 from vericite.engine.pipeline import Settings, VeriCite
 from vericite.engine.prompts import PromptSet
@@ -38,6 +39,11 @@ def test_content_words_are_stems_and_numbers_beyond_the_question():
     assert invented("The Lakers have won the finals 6 times.", "According to Document", Q_LAKERS) == {"6"}
     assert invented("The Lakers won the finals 16 times.", "16 times", Q_LAKERS) == frozenset()
     assert invented("Keith Moon was the drummer of Rush.", "Neil Peart", "Who was the drummer of Rush?") == {"keith", "moon"}
+    # an English number word from two to twelve is also its digits: "third-largest" says "3rd largest"
+    assert "3" in answer_words("making it the third-largest urban area", "Where does it rank?")
+    assert answer_words("It ranks 3rd.", "") & answer_words("the third-largest", "") == {"3"}
+    assert invented("The club won 5 Super Cups.", "five Super Cups", "Which club won?") == frozenset()
+    assert "1" not in answer_words("the first European club", "") and answer_words("Third", "", "ru") == {"third"}
 
 
 @pytest.mark.parametrize("text,free", [("According to Document [4][1][2]!", True), ("[2] a", True), ("and.", True),
@@ -149,3 +155,44 @@ def test_a_stage_1_that_says_nothing_under_the_grammar_is_asked_again_with_inlin
         VeriCite(llm, checker, prompts=PromptSet.load("paper-en"),
                  settings=Settings(citation_grammar=True, **settings)).answer(Q_LAKERS, LAKERS)
         assert [p for p, _, _ in llm.calls].count("answer") == 1
+
+
+MOSBY = [Document("Ted Mosby", "Theodore Evelyn Mosby is the narrator of How I Met Your Mother. Ted married Tracy "
+                               "McConnell, who is the mother of his children.")]
+Q_MOSBY = "Who married the narrator of How I Met Your Mother?"
+
+
+def test_template_fill_is_the_questions_wording_with_a_name_put_in_its_slot():
+    docs = MOSBY[0].text
+    assert template_fill("Theodore Evelyn Mosby married the narrator of How I Met Your Mother.", Q_MOSBY, docs) \
+        == "married the narrator of how i met your mother"
+    # the question's subject with the answer after it, a fact about part of the question, and the document's
+    # own wording are no fills; nor is anything for a yes/no question or a long sentence before the words
+    assert not template_fill("The narrator of How I Met Your Mother married Tracy Mosby.", Q_MOSBY, docs)
+    assert not template_fill("Neil Peart was the drummer of Rush.", "Who was the drummer of Rush?", "Neil Peart was "
+                             "the drummer of the rock band Rush.")  # a short question's plain answer
+    q = "How many UEFA Super Cups has the team that has won the treble competitions twice received?"
+    assert not template_fill("Barcelona has won the treble competitions twice.", q, "Barcelona won the treble.")
+    assert not template_fill("Ted married the narrator of How I Met Your Mother.", Q_MOSBY,
+                             "Ted married the narrator of How I Met Your Mother in 2030.")
+    assert not template_fill("Ted married the narrator of How I Met Your Mother.", "Did " + Q_MOSBY[4:], docs)
+    assert not template_fill("In the final season of the long show in 2014 Ted married the narrator of How I Met Your "
+                             "Mother.", Q_MOSBY, docs)
+    q = ("Which county shares a border with the county where the most populous city in the state where Redan High "
+         "School is located?")
+    assert template_fill("DeKalb County shares a border with the county where the most populous city in the state "
+                         "where Redan High School is located [2].", q, "Redan High School is in DeKalb County.")
+
+
+def test_a_fact_filling_the_questions_template_is_dropped_before_its_check(checker):
+    # the document names Theodore Evelyn Mosby and every word of the question: the checker passes the fill
+    replies = {"answer": "Tracy McConnell married him [1].", "gate": "Yes",
+               "extract": "Theodore Evelyn Mosby married the narrator of How I Met Your Mother. Ted married Tracy "
+                          "McConnell who is the mother.", "refine": "Ted married Tracy McConnell [1]."}
+    _, res = answer(checker, replies, docs=MOSBY, question=Q_MOSBY)
+    facts = res.stages[1].statements
+    assert [s.verdict for s in facts] == [R.DROPPED_TEMPLATE, R.KEPT]
+    assert any(n.startswith("template fill:") for n in res.stages[1].notes)
+    assert "narrator" not in res.answer
+    _, off = answer(checker, replies, docs=MOSBY, question=Q_MOSBY, template_guard=False)
+    assert [s.verdict for s in off.stages[1].statements] == [R.KEPT, R.KEPT]
