@@ -28,7 +28,7 @@ from .nli.onnx_scorer import require_finite
 from .records import Document, StageTrace, Statement
 from .text.citations import invalid_citations, parse_citations, strip_citations
 from .text.entities import unsupported_names
-from .text.splitter import split_statements
+from .text.splitter import cut_start, split_statements
 from .timeline import Timeline
 
 
@@ -93,7 +93,8 @@ def answer_claims(stage: str, text: str, documents: Sequence[Document], lang: st
     """Stage 1's statements or the final check's sentences: each checked against the joined text
     of the documents it cites.
 
-    Stage 1 (``final=False``) drops fragments (fewer than ``min_words`` words), uncited and
+    Stage 1 (``final=False``) drops fragments (fewer than ``min_words`` words, or opening with a word
+    in lower case: a piece of a sentence, "provides additional information about ..."), uncited and
     out-of-range sentences with a ``dropped:*`` verdict; the final check (``final=True``) reports
     uncited or out-of-range sentences as ``no_citation`` and keeps them.
 
@@ -107,7 +108,8 @@ def answer_claims(stage: str, text: str, documents: Sequence[Document], lang: st
         clean = strip_citations(sent)
         if not clean:
             continue
-        if not final and len(clean.split()) < min_words:
+        if not final and (len(clean.split()) < min_words or cut_start(clean.lstrip("\"“«'("))):
+            # a piece of a sentence: "[5] provides additional information about X" leaves "provides ... X"
             out.append(Statement(stage, clean, cites, R.DROPPED_FRAGMENT, None, sent))
         elif not cites:
             out.append(Statement(stage, clean, (), R.NO_CITATION if final else R.DROPPED_NO_CITATION, None, sent))

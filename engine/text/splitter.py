@@ -43,9 +43,12 @@ _DOT = "\u2024"  # ONE DOT LEADER: stands in for a protected full stop while pys
 _LIST_ITEM = re.compile(r"(?:(?<=^)|(?<=[.!?:] ))(\d{1,2})[.)]\s+(?=\S)")
 _BULLET = re.compile(r"^[-*•·]\s*")
 _LINE_NUMBER = re.compile(r"^\d{1,2}[.)]\s+(?=\S)")
-#: "[1] states that ..." / "[2] also mentions ...": a lower-case reporting verb after leading marks
+#: "[1] states that ..." / "[2] also mentions ..." / "[1] provides additional context by stating that ...": a
+#: lower-case reporting verb after leading marks
 _REPORTING = re.compile(r"(?:also\s+)?(?:states|says|mentions|confirms|notes|shows|indicates|reports|explains|adds|"
-                        r"suggests|describes|reveals|clarifies|specifies|explicitly states)\s+(?:also\s+)?(?:that\s+)?")
+                        r"suggests|describes|reveals|clarifies|specifies|explicitly states|"
+                        r"provides\s+(?:additional\s+|more\s+|further\s+)?(?:context|information|details)\s+by\s+"
+                        r"(?:stating|saying|noting|mentioning))\s+(?:also\s+)?(?:that\s+)?")
 #: a sentence's end, then marks that are a reporting verb's subject: '... administration. [2] mentions that "X'
 #: starts a new statement even where pysbd does not split (an open quotation mark before it)
 _REPORTED_CLAIM = re.compile(r"(?<=[.!?])([\"”»]?)\s+(?=(?:\[\d+(?:,\s*\d+)*\]\s*)+" + _REPORTING.pattern + ")")
@@ -254,14 +257,15 @@ def fragment(sentence: str) -> bool:
     sentence) or ends without a closing stop ("... the Lakers 16; together, the": the snippet ends
     mid-sentence). Citation marks are ignored; an empty sentence is no fragment."""
     text = strip_citations(sentence).strip()
-    return bool(text) and (_cut_start(text) or not _CLOSED.search(text))
+    return bool(text) and (cut_start(text) or not _CLOSED.search(text))
 
 
 _FIRST_WORD = re.compile(r"[^\W\d_][\w'\u2019-]*")
 
 
-def _cut_start(text: str) -> bool:
-    """Whether ``text`` opens with a word in lower case (a snippet cut mid-sentence)."""
+def cut_start(text: str) -> bool:
+    """Whether ``text`` opens with a word in lower case (a snippet cut mid-sentence; a piece the
+    LLM's "[5] provides information about ..." leaves: "provides information about ...")."""
     first = _FIRST_WORD.match(text)
     return first is not None and first.group(0) == first.group(0).lower()
 
@@ -274,7 +278,7 @@ def whole_part(sentence: str) -> str | None:
     if not fragment(sentence):
         return sentence
     text = strip_citations(sentence).strip()
-    if _cut_start(text):
+    if cut_start(text):
         return None  # what it is about is missing
     head = text[:text.rfind(";")].rstrip(" ,") if ";" in text else ""
     return f"{head}." if len(head.split()) >= 4 else None

@@ -64,6 +64,13 @@ def test_marks_reporting_a_claim_inside_an_open_quotation_still_start_it():
     assert split_statements('Rush is a band. [2] states that "') == ["Rush is a band. [2]"]  # nothing reported
 
 
+def test_marks_providing_context_by_stating_a_claim_start_it():
+    text = ('"The new king relies on Logue in 1939. [1] provides additional context by stating that "The men become '
+            'friends as they work together [1].')
+    assert split_statements(text) == ['"The new king relies on Logue in 1939.', "The men become friends as they work "
+                                                                               "together [1]."]
+
+
 def test_a_sentence_reporting_what_the_passage_says_becomes_the_claim():
     """Stage-2 facts of the 1.5B model open "The passage states that ..." (1 answer in 10 showed
     one); the opener is about the prompt, and a quotation mark it opens and never closes goes."""

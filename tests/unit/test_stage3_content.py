@@ -196,3 +196,13 @@ def test_a_fact_filling_the_questions_template_is_dropped_before_its_check(check
     assert "narrator" not in res.answer
     _, off = answer(checker, replies, docs=MOSBY, question=Q_MOSBY, template_guard=False)
     assert [s.verdict for s in off.stages[1].statements] == [R.KEPT, R.KEPT]
+
+
+def test_a_stage_1_piece_opening_in_lower_case_is_dropped_as_a_fragment():
+    # "[1] provides additional information about ..." leaves "provides additional information about ...": a
+    # checker may keep it (this one keeps everything); it is prompt talk, not a statement
+    replies = {"answer": "The Lakers won the finals 16 times. [1] provides additional information about the Lakers "
+                         "and the 1960s [1].", "gate": "No", "refine": "The Lakers won the finals 16 times [1]."}
+    _, res = answer(EntailsAll(), replies, claim_words=0)
+    assert [(s.text.split()[0], s.verdict) for s in res.stages[0].statements] == [("The", R.KEPT),
+                                                                                   ("provides", R.DROPPED_FRAGMENT)]
