@@ -24,7 +24,7 @@ from . import draft as D
 from .records import ANSWER as STAGE_1
 from .records import Statement
 from .text.citations import strip_citations
-from .text.compare import alone, by_words, choices, compared, measures, topic, two_things
+from .text.compare import alone, both_say, by_words, choices, compared, measures, topic, two_things
 from .text.content import answer_words, stems, yes_no_question
 from .text.entities import DEMONYMS, SUBJECT_NOUN, SUBJECT_PRONOUNS, bare_title, found
 from .text.entities import names as names_in
@@ -161,7 +161,8 @@ _SINGULAR = SUBJECT_PRONOUNS
 _PRONOUN = re.compile(rf"^(?P<p>{_SINGULAR})\b(?=\s)")
 _POSSESSIVE = frozenset({"His", "Her", "Its"})
 #: "The film stars ...": a document names its subject once, then calls it by what it is
-_DEFINITE = re.compile(rf"^(?P<p>{SUBJECT_NOUN})(?=\s+[a-z])")  # not "The film Awake", "The song \"X\""
+#: not "The film Awake", "The song \"X\"", "The town of Wytheville" (it names itself)
+_DEFINITE = re.compile(rf"^(?P<p>{SUBJECT_NOUN})(?=\s+(?!of\b)[a-z])")
 _OPENING = re.compile(r"[^.!?]+")  # a document's opening sentence (up to its first stop)
 #: an opening word that points at someone or something named outside the sentence: the resolvable
 #: ones above, plurals and demonstratives
@@ -644,8 +645,10 @@ def conclusion(sel: Selection, question: str, opening: str = "", lang: str = "en
                first: str = "") -> str:
     """The short answer a yes/no or comparison question needs said, for the answer to open with:
     the model's "Yes"/"No" to a yes/no question ("Are both ...?"), else the one stage 1's ``first``
-    sentence or ``opening`` starts with ("Yes, both ..."); for a comparison whose ``shown`` sentences (the
-    answer's) date or number both things, the one their dates or numbers make the answer
+    sentence or ``opening`` starts with ("Yes, both ..."), else "Yes" when, for each of the two things the
+    question asks the same of, a ``shown`` sentence naming it alone says every other word of the question
+    (:func:`~vericite.engine.text.compare.both_say`, the rule that passes such a "Yes"); for a comparison
+    whose ``shown`` sentences (the answer's) date or number both things, the one their dates or numbers make the answer
     (:func:`~vericite.engine.text.compare.compared`); for a comparison by kind ("Which is a comedy
     film, A or B?") the one whose sentence alone says every other word of the question
     (:func:`~vericite.engine.text.compare.by_words`); for another comparison ("Who was born
@@ -657,7 +660,9 @@ def conclusion(sel: Selection, question: str, opening: str = "", lang: str = "en
     like any short final sentence."""
     pair = choices(question)
     if yes_no_question(question) and not pair:
-        return next((w.capitalize() for t in (sel.answer, first, opening) if (w := yes_no_word(t))), "")
+        said = next((w.capitalize() for t in (sel.answer, first, opening) if (w := yes_no_word(t))), "")
+        # nobody said it, but a shown sentence about each of the two things says what the question asks of both
+        return said or ("Yes" if both_say(question, shown) else "")
     if sel.yes_no:
         return ""
     decided = compared(question, shown) or by_words(question, shown)

@@ -123,7 +123,7 @@ def both(question: str) -> list[str]:
         m = pattern.match(q)
         if not m:
             continue
-        a = _tail_name(m.group("a"))
+        a = _tail_name(m.group("a").rstrip(" ,"))  # "Are both Dictyosperma, and Huernia ...?"
         b = _tail_name(m.group("b")) if "b" in m.groupdict() else _lead_name(m.group("rest"))
         if a and b:
             return [a, b]

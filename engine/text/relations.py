@@ -42,6 +42,10 @@ RELATIONS: dict[str, str] = {
     "capital": "capital",
     "tributary": "tributary",
     "crowned": "crowned coronation",
+    "population": "population inhabitants residents",
+    "based": "based headquartered headquarters",
+    "headquartered": "headquartered headquarters based",
+    "headquarters": "headquarters headquartered based",
 }
 
 

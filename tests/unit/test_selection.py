@@ -249,7 +249,8 @@ def test_the_film_is_the_documents_title_where_the_document_opens_calling_it_a_f
     assert SEL.resolve_pronoun(fact("The film stars Douglas Smith."), titles, texts).text == \
         "The Bye Bye Man stars Douglas Smith."
     for unchanged in (fact("The song is by Lana Del Rey."), fact("The film stars Douglas Smith.", (1, 2)),
-                      fact("The film Awake stars Douglas Smith."), fact("The American film stars Douglas Smith.")):
+                      fact("The film Awake stars Douglas Smith."), fact("The American film stars Douglas Smith."),
+                      fact("The film of the Bye Bye Man stars Douglas Smith.")):  # it names itself
         assert SEL.resolve_pronoun(unchanged, titles, texts) is unchanged
     late = "The Bye Bye Man is a 2017 American horror. It was a film with Douglas Smith. The film stars Douglas Smith."
     assert SEL.resolve_pronoun(fact("The film stars Douglas Smith."), titles, [late]).text == "The film stars Douglas Smith."
@@ -570,6 +571,15 @@ def test_an_answer_that_stops_at_the_first_hop_is_led_by_the_second():
     assert states(abbott.text, asked("In what year was the death of the playwright of Three Men on a Horse?"))
     assert not states("George Abbott was an American theatre producer.", asked(q))
     assert not asked("Кто муж актрисы, сыгравшей Тельму?", "ru")  # English only
+    # a population or a seat asked: the town or the company the first hop names, then its figure or its seat
+    q = "What is the population of the town at the intersection of Interstate Highways 77 and 81?"
+    town = fact("The town at the intersection of Interstate Highways 77 and 81 is Wytheville, Virginia.", (1,))
+    count = quote("Wytheville had a population of 8,211 at the 2010 census.", 1)
+    assert SEL.next_hop(SEL.Picked((town,), ()), [], [count], q).sentences == (count, town)
+    q = "Where is the company that owns the Hungry Horse pub chain based?"
+    owner = fact("The company that owns the Hungry Horse pub chain is Greene King.", (4,))
+    seat = quote("Greene King is a brewer headquartered in Bury St Edmunds, Suffolk.", 2)
+    assert SEL.next_hop(SEL.Picked((owner,), ()), [], [seat], q).sentences == (seat, owner)
     for q in ("Was the creator of Ruby Loftus Screwing a Breech Ring married?",
               "When was Ruby Loftus Screwing a Breech Ring painted?"):
         assert SEL.next_hop(SEL.Picked((LOFTUS,), ()), [], KNIGHT, q, titles=titles).sentences == (LOFTUS,)
@@ -637,6 +647,13 @@ def test_a_yes_to_both_passes_when_a_sentence_about_each_says_it():
                "select": "Sentences: {Joe}\nAnswer: Joe Lynn Turner is an English singer and guitarist."}
     res = VeriCite(PickingLLM(replies), WordChecker(), prompts=PromptSet.load("facts-en-kv")).answer(q, docs)
     assert not res.answer.startswith("Yes") and "Joe Lynn Turner is an English singer" in res.answer
+    # nobody says yes or no (stage 1 and the model name a singer): the sentence about each says it, so "Yes" opens
+    docs[1] = Document("Joe Lynn Turner", "Joe Lynn Turner is an American singer and guitarist.")
+    replies = {**replies, "answer": "Marilyn Manson is an American singer [1].",
+               "extract:2": "Joe Lynn Turner is an American singer and guitarist.",
+               "select": "Sentences: {Joe}\nAnswer: Joe Lynn Turner"}
+    res = VeriCite(PickingLLM(replies), WordChecker(), prompts=PromptSet.load("facts-en-kv")).answer(q, docs)
+    assert res.answer.startswith("Yes [1, 2]. ") and any("both said: " in n for n in res.stages[-1].notes)
 
 
 def test_a_repeated_pick_that_ties_the_answer_to_the_question_replaces_the_one_it_repeats():
