@@ -25,6 +25,8 @@ _CHOICE = re.compile(r",[^,]+\s(?:or|или)\s[^,]+$", re.I)
 # "Is Muskegon County Airport or John Wayne Airport further west?"
 _IS_CHOICE = re.compile(r"^\W*(?:is|are|was|were|does|did|do)\s+(?:the\s+)?(?P<a>.+?)\s+or\s+(?:the\s+)?(?P<rest>.+)$", re.I)
 # "who is younger Keith Bostic or Jerry Glanville ?": the two names end the question
+#: "Which band, Letters to Cleo or Screaming Trees, had more members?": the two between commas
+_MID_CHOICE = re.compile(r"^\W*(?:who|which|what)\b[^,]*,\s*(?P<a>[^,]+?)\s+or\s+(?P<b>[^,]+?),\s*\S.*$", re.I)
 _END_CHOICE = re.compile(r"^\W*(?:who|which|what)\b(?P<a>.+)\s+or\s+(?P<b>[^,]+)$", re.I)
 # "Are Sutera and Rhodotypos both types of shrub?", "Were both Ernst Messerschmid and Reinhold Ewald
 # ESA astronauts?", "Are Aladdin and Song of the South produced by the same company?"
@@ -98,13 +100,17 @@ def alone(name: str, other: str, text: str) -> bool:
 
 def choices(question: str) -> list[str]:
     """The two things a comparison question names after its comma ("Erika Jayne", "Marco Da
-    Silva"), as "Is A or B ...?" ("Muskegon County Airport", "John Wayne Airport"), or at its end
+    Silva"), between commas ("Which band, Letters to Cleo or Screaming Trees, had more members?"), as
+    "Is A or B ...?" ("Muskegon County Airport", "John Wayne Airport"), or at its end
     without a comma ("who is younger Keith Bostic or Jerry Glanville ?"); [] for another question."""
     q = question.strip().rstrip("?").rstrip()
     m = _CHOICE.search(q)
     if m:
         return [re.sub(r"^(?:the|a|an)\s+", "", c.strip(" \"'“”«»"))  # "the French Bulldog"; "The Million Dollar Duck" stays
                 for c in re.split(r"\s(?:or|или)\s", m.group(0).lstrip(","), flags=re.I)]
+    m = _MID_CHOICE.match(q)
+    if m and all(c.strip()[:1].isupper() and len(c.split()) <= 6 for c in (m.group("a"), m.group("b"))):
+        return [m.group("a").strip(), m.group("b").strip()]
     m = _IS_CHOICE.match(q)
     if m and (b := _lead_name(m.group("rest"))) and (a := _tail_name(m.group("a"))):
         return [a, b]

@@ -21,6 +21,7 @@ MARCO = "Marco Da Silva was born on 10 April 1992."
 def test_the_two_things_compared():
     assert choices("Who was born first, Erika Jayne or Marco Da Silva?") == ["Erika Jayne", "Marco Da Silva"]
     assert choices("Who drummed for Rush?") == []
+    assert choices("Which band, Letters to Cleo or Screaming Trees, had more members?") == ["Letters to Cleo", "Screaming Trees"]
     assert choices("Is Muskegon County Airport or John Wayne Airport further west?") == [
         "Muskegon County Airport", "John Wayne Airport"]
     assert choices("Is Paris the capital of France?") == []
