@@ -343,7 +343,7 @@ def lead(picked: Picked, verified: Sequence[Statement], quotes: Sequence[Stateme
     "Shellite is a mixture of Picric acid and ..." for "Which component of shellite has the formula
     (ON)CHOH?", then "Picric acid is an organic compound with the formula (ON)CHOH"); a title naming
     a name of the question links nothing there (it is the question's subject, not a hop); the
-    other picks follow when they say more than the two.
+    other picks follow only for a question of two parts, when they say more than the two.
 
     Returns:
         ``picked`` unchanged when the opening says nothing beyond the question or shares fewer
@@ -416,8 +416,11 @@ def lead(picked: Picked, verified: Sequence[Statement], quotes: Sequence[Stateme
     if kept_first:
         if len(chain) == 1:
             return picked
-        said_all = answer_words(shown, question, lang)  # the other picks stay when they say more than the chain
-        rest = [s for s in picked.sentences if s not in chain and not answer_words(s.text, question, lang) <= said_all]
+        # the other picks stay when they say more than the chain and the question has two parts: a third fact
+        # beside an answer and its tie reads as unrelated ("Reynaud presumes he is the son of the architect")
+        said_all = answer_words(shown, question, lang)
+        rest = [s for s in picked.sentences if s not in chain and not answer_words(s.text, question, lang) <= said_all
+                and several_parts(question)]
         sentences = (chain + [s for s in without_repeats(chain + rest, question, lang) if s not in chain])[:MAX_PICKS]
         note = f"answer: the first sentence leaves out {missing}; followed by the sentence tying it to them: {chain[1].text!r}"
         return Picked(tuple(sentences), picked.notes + (note,), picked.caveat)

@@ -360,6 +360,11 @@ def test_a_first_pick_saying_stage_1s_answer_is_followed_by_its_tie_to_the_name_
     picked = SEL.compose(SEL.Selection("picric acid", (0,)), [mixture, xylitol], q, opening=opening,
                          titles=["", "Shellite", "Picric acid", "Xylitol"])
     assert picked.sentences == (mixture,)
+    # another pick saying more stays out: a third fact beside the answer and its tie reads as unrelated
+    made = fact("Dinitrophenol is a yellow solid used in explosives since 1900.", (5,))
+    picked = SEL.compose(SEL.Selection("picric acid", (0, 2)), [mixture, xylitol, made, formula], q, opening=opening,
+                         titles=["", "Shellite", "Picric acid", "Xylitol"])
+    assert picked.sentences == (mixture, formula)
 
 
 def test_a_document_sentence_opening_with_a_pronoun_that_stays_never_leads_the_answer():
