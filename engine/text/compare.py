@@ -24,9 +24,9 @@ T = TypeVar("T")
 _CHOICE = re.compile(r",[^,]+\s(?:or|или)\s[^,]+$", re.I)
 # "Is Muskegon County Airport or John Wayne Airport further west?"
 _IS_CHOICE = re.compile(r"^\W*(?:is|are|was|were|does|did|do)\s+(?:the\s+)?(?P<a>.+?)\s+or\s+(?:the\s+)?(?P<rest>.+)$", re.I)
-# "who is younger Keith Bostic or Jerry Glanville ?": the two names end the question
 #: "Which band, Letters to Cleo or Screaming Trees, had more members?": the two between commas
 _MID_CHOICE = re.compile(r"^\W*(?:who|which|what)\b[^,]*,\s*(?P<a>[^,]+?)\s+or\s+(?P<b>[^,]+?),\s*\S.*$", re.I)
+# "who is younger Keith Bostic or Jerry Glanville ?": the two names end the question
 _END_CHOICE = re.compile(r"^\W*(?:who|which|what)\b(?P<a>.+)\s+or\s+(?P<b>[^,]+)$", re.I)
 # "Are Sutera and Rhodotypos both types of shrub?", "Were both Ernst Messerschmid and Reinhold Ewald
 # ESA astronauts?", "Are Aladdin and Song of the South produced by the same company?"
@@ -64,7 +64,13 @@ _SPAN_SEP = re.compile(r"\s*(?:[–—-]|\buntil\b|\bto\b|\bthrough\b)\s*", re.I
 _HEIGHT_Q = re.compile(r"\b(?:higher|highest|taller|tallest|lower|lowest)\b", re.I)
 _HEIGHT = re.compile(rf"(?P<n>{_NUMBER})\s*(?P<u>m|metres|meters|ft|feet)(?![\w²])")
 #: the thing counted: the word after "more"/"most"/"fewer" ("Which genus contains more species")
-_COUNTED = re.compile(r"\b(?:more|most|fewer|fewest)\s+(?P<w>[^\W\d_]{3,})", re.I)
+_COUNTED = re.compile(r"\b(?:more|most|fewer|fewest)\s+(?P<w>[^\W\d_]{3,})(?:\s+(?P<w2>[^\W\d_]{3,}))?", re.I)
+#: one of a kind: "a single species", "its sole member"
+_ONE = frozenset({"single", "sole"})
+#: a comparison of when works came out ("Which came out first, Dinosaur or McFarland, USA"), and the year a
+#: work's opening sentence gives it ("Dinosaur is a 2000 American CGI animated adventure film")
+_RELEASE_Q = re.compile(r"\b(?:came out|comes out|released|published|premiered|debuted|aired)\b", re.I)
+_WORK_YEAR = re.compile(r"\b(?:is|was)\s+an?\s+(?P<y>\d{4})\b")
 _NUMBER_WORDS = {w: k for k, w in enumerate("zero one two three four five six seven eight nine ten eleven twelve "
                                             "thirteen fourteen fifteen sixteen seventeen eighteen nineteen twenty"
                                             .split())}
@@ -192,7 +198,7 @@ def by_dates(question: str, sentences: Sequence[str]) -> str | None:
         return None
     # the event asked about ("born", "founded"): a dated sentence must name it, or its date may be another's
     event = _event(question, pair)
-    dates = _per_side(pair, sentences, lambda s: first_date(s) if _dates(event, s) else None)
+    dates = _per_side(pair, sentences, lambda s: _date_of(question, event, s))
     if dates is None:
         return None
     (a, b) = dates
@@ -202,6 +208,20 @@ def by_dates(question: str, sentences: Sequence[str]) -> str | None:
         if x != y:
             return pair[0] if (x < y) == earlier else pair[1]
     return None
+
+
+def _date_of(question: str, event: frozenset[str], sentence: str) -> tuple[int, int, int] | None:
+    """The date ``sentence`` gives the ``event`` asked about: for a death, the end of a biography's life
+    span ("(May 7, 1890 – February 20, 1959)"); for a work's coming out, the year its opening sentence
+    gives it ("is a 2000 American ... film"); else the first date of a sentence naming the event."""
+    if event & stems("died death"):
+        dates = list(_DATE.finditer(sentence))
+        for a, b in zip(dates, dates[1:]):
+            if _SPAN_SEP.fullmatch(sentence[a.end():b.start()]):
+                return first_date(b.group(0))
+    if _RELEASE_Q.search(question) and (m := _WORK_YEAR.search(sentence)):
+        return int(m.group("y")), 0, 0
+    return first_date(sentence) if _dates(event, sentence) else None
 
 
 def _per_side(pair: Sequence[str], sentences: Sequence[str], value: Callable[[str], T | None]) -> list[T] | None:
@@ -256,8 +276,9 @@ def number(question: str, sentence: str) -> float | None:
     """The number ``sentence`` gives for what ``question`` compares by number: a duration in years for
     "longer"/"shorter" when it gives one (:func:`_years`), a height in metres
     for "higher"/"taller" ("at 8035 m", "26,414 ft" -> 8050.99), else the count of the word after
-    "more"/"most"/"fewer" ("more species": "consists of 118 species" -> 118.0, "There are three
-    species" -> 3.0; digits or the words zero to twenty, at most three words before it); None when
+    "more"/"most"/"fewer" or the one after it ("more species", "more individual species": "consists of
+    118 species" -> 118.0, "There are three species" -> 3.0, "a single species" / "the only species" ->
+    1.0; digits or the words zero to twenty, at most three words before it); None when
     the question compares nothing by number or the sentence gives none."""
     if _LONGER_Q.search(question) and (years := _years(sentence)) is not None:
         return years
@@ -270,10 +291,12 @@ def number(question: str, sentence: str) -> float | None:
     c = _COUNTED.search(question)
     if not c:
         return None
-    want = stems(c.group("w"))
+    want = stems(c.group("w")) | stems(c.group("w2") or "")  # "more individual species"
     tokens = _TOKEN.findall(sentence)
     for k, t in enumerate(tokens):
-        counted = _count(t)
+        # "a single species", "the only species in the genus": one
+        one = t.lower() in _ONE or (t.lower() == "only" and k > 0 and tokens[k - 1].lower() == "the")
+        counted = 1.0 if one else _count(t)
         if counted is not None and any(stems(w) & want for w in tokens[k + 1:k + 5]):
             return counted
     return None
@@ -362,6 +385,6 @@ def measures(question: str, name: str, other: str, sentence: str) -> bool:
     if not alone(name, other, sentence):
         return False
     if bool(_EARLIER.search(question)) != bool(_LATER.search(question)):
-        if _dates(_event(question, (name, other)), sentence) and first_date(sentence):
+        if _date_of(question, _event(question, (name, other)), sentence):
             return True
     return number(question, sentence) is not None

@@ -192,3 +192,23 @@ def test_how_long_something_lasted_is_compared_in_years():
     assert compared(life, [albee, barrie]) == "Edward Albee"
     assert compared(life, [albee, "J. M. Barrie was born in 1860."]) is None  # no span: one date alone
     assert number("Which river is longer, A or B?", "A flows 300 km.") is None  # a length: not compared
+
+
+def test_deaths_releases_and_single_species_are_compared():
+    q = "Who died first, George Archainbaud or Ralph Murphy?"
+    spans = ["George Archainbaud (May 7, 1890 – February 20, 1959) was a French-born American film director.",
+             "Ralph Murphy (May 1, 1895 – February 10, 1967) was an American film director."]
+    assert compared(q, spans) == "George Archainbaud"  # the end of the life span, not the birth
+    assert compared("Who died first, A Smith or B Jones?", ["A Smith (1890 – 1970) was a director.",
+                                                           "B Jones (1895 – 1960) was a director."]) == "B Jones"
+    q = "Which came out first, Dinosaur or Frozen?"
+    films = ["Dinosaur is a 2000 American CGI animated adventure film.", "Frozen is a 2013 American animated film."]
+    assert compared(q, films) == "Dinosaur" and compared(q.replace("first", "later"), films) == "Frozen"
+    assert compared("Which was founded first, Dinosaur or Frozen?", films) is None  # a film's year is no founding
+    q = "Is the Marsilea or the Brabejum the genus of more individual species of plants?"
+    assert compared(q, ["The Marsilea genus contains approximately 65 species of aquatic ferns.",
+                        "The Brabejum is the genus of a single species of large evergreen tree."]) == "Marsilea"
+    q = "Which genus has more species, Xanthoceras or Ehretia?"
+    assert compared(q, ["Xanthoceras sorbifolium is the only species in the genus Xanthoceras.",
+                        "Ehretia contains about 50 species."]) == "Ehretia"
+    assert compared(q, ["Xanthoceras has only 3 species.", "Ehretia contains about 2 species."]) == "Xanthoceras"
