@@ -30,6 +30,7 @@ from ..selection import (
     without_repeats,
 )
 from ..text.citations import merge_adjacent, strip_citations
+from ..text.compare import compared
 from ..text.content import answer_words
 from ..text.relevance import relevant_sentences
 from ..text.splitter import split_sentences, whole_part
@@ -192,7 +193,9 @@ def fallback_quotes(pipe: VeriCite, q: Question, opening: str = "") -> tuple[lis
     when those share a content word with the question (else the opening answered something else);
     when the first quote stops at the first hop of a two-hop question, the document sentence stating
     what the question asks of the one it introduces leads (:func:`~vericite.engine.selection.next_hop`);
-    for a question about two named things, one sentence about each (:func:`~vericite.engine.selection.both_sides`).
+    for a question about two named things, one sentence about each (:func:`~vericite.engine.selection.both_sides`),
+    opened, for a comparison, with the one their dates or numbers make the answer
+    (:func:`~vericite.engine.text.compare.compared`: checked like the answer step's short answer).
 
     Returns:
         (the sentences with their citation marks, the trace notes of the lead and of the quotes left out).
@@ -224,7 +227,13 @@ def fallback_quotes(pipe: VeriCite, q: Question, opening: str = "") -> tuple[lis
     if len(shown) < len(quotes):
         notes += (f"fallback quotes: left out {len(quotes) - len(shown)} that another quote says: "
                   f"{[s.text for s in quotes if s not in shown]}",)
-    return [with_citations(s) for s in shown], notes
+    out = [with_citations(s) for s in shown]
+    winner = compared(q.text, [s.text for s in shown])  # as after the answer step: the one their dates or numbers make it
+    if winner:
+        cites = tuple(dict.fromkeys(c for s in shown for c in s.citations))
+        out.insert(0, with_citations(Statement(R.REFINE, f"{winner}.", cites, R.KEPT, None, winner)))
+        notes += (f"fallback quotes: open with {winner!r}, the one their dates or numbers make the answer",)
+    return out, notes
 
 
 def _quote(i: int, sent: str) -> Statement:

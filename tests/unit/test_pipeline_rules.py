@@ -226,7 +226,8 @@ def test_nothing_verified_and_the_quotes_stop_at_the_first_hop_the_second_leads(
 
 def test_nothing_verified_and_the_question_asks_about_two_things_the_quotes_give_one_sentence_each(checker):
     """Nothing passed; the fallback's most relevant sentences are both about one of the two
-    mountains compared: one sentence about each is shown, the one giving the height first."""
+    mountains compared: one sentence about each is shown, the one giving the height first, opened by
+    the one their heights make the answer (checked as written here: claim_words=0)."""
     docs = [Document("Nanda Devi", "Nanda Devi is the second highest mountain in India. Nanda Devi is the highest "
                                    "mountain of the Garhwal Himalayas. It stands at 7,816 m."),
             Document("Broad Peak", "Broad Peak is a mountain in the Karakoram at 8051 m.")]
@@ -234,9 +235,10 @@ def test_nothing_verified_and_the_question_asks_about_two_things_the_quotes_give
     pipe = VeriCite(ScriptedLLM({"answer": "Nanda Devi is higher.", "gate": "No"}), checker,
                     prompts=PromptSet.load("paper-en"), settings=Settings(claim_words=0, fallback_quotes=2))
     res = pipe.answer(q, docs)
-    assert res.answer == ("Nanda Devi stands at 7,816 m [1]. "
+    assert res.answer == ("Broad Peak [2]. Nanda Devi stands at 7,816 m [1]. "
                           "Broad Peak is a mountain in the Karakoram at 8051 m [2].")
     assert any("one sentence about each" in n for n in res.stages[-1].notes)
+    assert any("open with 'Broad Peak'" in n for n in res.stages[-1].notes)
 
 
 def test_a_quoted_sentence_opening_with_a_pronoun_names_its_documents_subject(checker):
