@@ -36,7 +36,7 @@ from .config.settings import Settings
 from .nli.grading import grade
 from .records import Document, Quote, Statement
 from .text.citations import format_citations, merge_adjacent, strip_citations
-from .text.compare import both_say, compared
+from .text.compare import both_say, compared, same
 from .text.content import FUNCTION_WORDS, adds, answer_words, carried, stems, yes_no_question
 from .text.entities import SUBJECT_NOUN, SUBJECT_PRONOUNS, bare_title, found
 from .text.relevance import bm25_scores
@@ -276,6 +276,19 @@ def both_said(d: Draft, f: Facts) -> Draft:
     return d.revise({id(s): replace(s, verdict=R.SUPPORTED) for s in failed})
 
 
+def same_said(d: Draft, f: Facts) -> Draft:
+    """A "Yes" or "No" to "Are A and B in the same province?" (or of the same nationality) that failed the
+    final check passes when the passing sentences about each give the two provinces and they make it
+    the answer (:func:`~vericite.engine.text.compare.same`: "the Jiangsu province", "Sichuan province"):
+    a sentence-pair checker cannot compare two documents' provinces."""
+    word = same(f.question, [s.text for s in d.sentences if s.verdict == R.SUPPORTED])
+    failed = [s for s in d.sentences if s.verdict != R.SUPPORTED and word and _bare(s).casefold() == word.casefold()]
+    if not failed:
+        return d
+    d = d.note(f"same said: {failed[0].raw!r} passes: the sentences about each give what the question compares")
+    return d.revise({id(s): replace(s, verdict=R.SUPPORTED) for s in failed})
+
+
 def strict(d: Draft, f: Facts) -> Draft:
     """Failing final sentences: with ``drop_unsupported`` (strict, the default) removed, and when
     none passes the answer falls back to the verified sentences themselves (with
@@ -445,7 +458,7 @@ def windows(text: str, lang: str = "en", size: int = 3) -> list[tuple[int, int]]
 
 
 #: stage 3's rules, in the order they run
-RULES: tuple[Rule, ...] = (final_check, as_written, add_nothing, compared_by_measure, both_said, strict,
+RULES: tuple[Rule, ...] = (final_check, as_written, add_nothing, compared_by_measure, both_said, same_said, strict,
                            put_back_statements, put_back_facts, lenient_marks, marks_before_stop, quotes)
 
 

@@ -24,7 +24,7 @@ from . import draft as D
 from .records import ANSWER as STAGE_1
 from .records import Statement
 from .text.citations import strip_citations
-from .text.compare import alone, both_say, by_words, choices, compared, measures, topic, two_things
+from .text.compare import alone, both_say, by_words, choices, compared, measures, same, topic, two_things
 from .text.content import answer_words, stems, yes_no_question
 from .text.entities import DEMONYMS, SUBJECT_NOUN, SUBJECT_PRONOUNS, bare_title, found
 from .text.entities import names as names_in
@@ -647,6 +647,8 @@ _PARTS = re.compile(r"\b(?:and|или|и)\s+(?:when|where|which|what|who|whom|ho
 def conclusion(sel: Selection, question: str, opening: str = "", lang: str = "en", shown: Sequence[str] = (),
                first: str = "") -> str:
     """The short answer a yes/no or comparison question needs said, for the answer to open with:
+    for "Are A and B in the same province?" the "Yes" or "No" the ``shown`` sentences' provinces (or
+    nationalities) give (:func:`~vericite.engine.text.compare.same`), else
     the model's "Yes"/"No" to a yes/no question ("Are both ...?"), else the one stage 1's ``first``
     sentence or ``opening`` starts with ("Yes, both ..."), else "Yes" when, for each of the two things the
     question asks the same of, a ``shown`` sentence naming it alone says every other word of the question
@@ -663,9 +665,10 @@ def conclusion(sel: Selection, question: str, opening: str = "", lang: str = "en
     like any short final sentence."""
     pair = choices(question)
     if yes_no_question(question) and not pair:
+        # the shown sentences' provinces or nationalities decide "the same ...?"; else the model's or stage 1's
+        # word; else, when nobody said it, "Yes" when a shown sentence about each says what the question asks
         said = next((w.capitalize() for t in (sel.answer, first, opening) if (w := yes_no_word(t))), "")
-        # nobody said it, but a shown sentence about each of the two things says what the question asks of both
-        return said or ("Yes" if both_say(question, shown) else "")
+        return same(question, shown) or said or ("Yes" if both_say(question, shown) else "")
     if sel.yes_no:
         return ""
     decided = compared(question, shown) or by_words(question, shown)

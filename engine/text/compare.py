@@ -15,7 +15,7 @@ from collections.abc import Callable, Sequence
 from typing import TypeVar
 
 from .content import answer_words, stems
-from .entities import found
+from .entities import DEMONYMS, found
 from .relations import LIFESPAN
 
 T = TypeVar("T")
@@ -377,6 +377,34 @@ def both_say(question: str, sentences: Sequence[str]) -> bool:
         return False
     return all(any(alone(name, other, s) and rest <= stems(s) and not _NEGATION.search(s)
                    for s in sentences) for name, other in (pair, pair[::-1]))
+
+
+_SAME_Q = re.compile(r"\bthe\s+same\s+(?P<noun>[a-z]{4,})\b", re.I)
+_NAME_RUN = r"[A-Z][\w'’-]*(?:\s+[A-Z][\w'’-]*)*"
+
+
+def same(question: str, sentences: Sequence[str]) -> str:
+    """"Yes" or "No" to a question asking whether two things share one thing ("Are both Dafeng District and
+    Dazhou located in the same province?", "Were Scott Derrickson and Ed Wood of the same nationality?")
+    when, for each, a sentence of ``sentences`` naming it alone (:func:`alone`) gives that thing: the name
+    before or after the question's noun ("the Jiangsu province", "province of Sichuan"), for a nationality
+    the first nationality word ("American"); "" when the question asks no such thing or a side gives none.
+    A sentence-pair checker cannot compare two documents' provinces."""
+    m = _SAME_Q.search(question)
+    pair = both(question)
+    if not m or len(pair) != 2:
+        return ""
+    noun = m.group("noun").lower()
+
+    def value(sentence: str) -> str | None:
+        if noun == "nationality":
+            return next((w.lower() for w in re.findall(r"[A-Z][a-z]+", sentence) if w.lower() in DEMONYMS), None)
+        hit = (re.search(rf"({_NAME_RUN})\s+{noun}\b", sentence)
+               or re.search(rf"\b{noun}\s+of\s+({_NAME_RUN})", sentence, re.I))
+        return hit.group(1).lower() if hit and hit.group(1).lower() != "the" else None
+
+    values = _per_side(pair, sentences, value)
+    return "" if values is None else ("Yes" if values[0] == values[1] else "No")
 
 
 def measures(question: str, name: str, other: str, sentence: str) -> bool:

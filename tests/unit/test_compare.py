@@ -12,6 +12,7 @@ from vericite.engine.text.compare import (
     compared,
     first_date,
     number,
+    same,
 )
 
 ERIKA = "Erika Jayne was born on July 10, 1971."
@@ -212,3 +213,13 @@ def test_deaths_releases_and_single_species_are_compared():
     assert compared(q, ["Xanthoceras sorbifolium is the only species in the genus Xanthoceras.",
                         "Ehretia contains about 50 species."]) == "Ehretia"
     assert compared(q, ["Xanthoceras has only 3 species.", "Ehretia contains about 2 species."]) == "Xanthoceras"
+
+
+def test_the_same_province_or_nationality_is_read_off_the_sentence_about_each():
+    q = "Are both Dafeng District and Dazhou located in the same province?"
+    assert same(q, ["Dafeng District is located in the Jiangsu province.", "Dazhou is in Sichuan province."]) == "No"
+    assert same(q, ["Dafeng District is in the province of Jiangsu.", "Dazhou is in Jiangsu province."]) == "Yes"
+    assert same(q, ["Dafeng District is in Jiangsu.", "Dazhou is in Sichuan province."]) == ""  # one side gives none
+    q = "Were Scott Derrickson and Ed Wood of the same nationality?"
+    assert same(q, ["Scott Derrickson is an American director.", "Ed Wood was an American filmmaker."]) == "Yes"
+    assert same("Are Rush and Toto both bands?", ["Rush is a Canadian band.", "Toto is an American band."]) == ""

@@ -661,6 +661,24 @@ def test_a_yes_to_both_passes_when_a_sentence_about_each_says_it():
     assert res.answer.startswith("Yes [1, 2]. ") and any("both said: " in n for n in res.stages[-1].notes)
 
 
+def test_the_same_province_is_answered_by_the_provinces_the_sentences_give():
+    from vericite.engine.records import Document
+
+    q = "Are both Dafeng District and Dazhou located in the same province?"
+    docs = [Document("Dafeng District", "Dafeng District is located in the Jiangsu province."),
+            Document("Dazhou", "Dazhou is located in Dazhou, Sichuan province, China.")]
+    # stage 1 says "Yes" (wrong); the sentences about each give two provinces: the answer opens with "No",
+    # which the checker cannot join from two documents and the provinces pass
+    replies = {"answer": "Yes, both are located in the same province [1][2].", "gate": "Yes",
+               "extract:1": "Dafeng District is located in the Jiangsu province.",
+               "extract:2": "Dazhou is located in Dazhou, Sichuan province, China.",
+               "select": "Sentences: {Dazhou}\nAnswer: Dazhou", "claim": "No, they are not in the same province."}
+    res = VeriCite(PickingLLM(replies), WordChecker(), prompts=PromptSet.load("facts-en-kv")).answer(q, docs)
+    assert res.answer.startswith("No [1, 2]. ") and any("same said: " in n for n in res.stages[-1].notes)
+    assert SEL.conclusion(SEL.Selection("yes", ()), "Were A Smith and B Jones of the same nationality?", "", "en",
+                          ["A Smith is an American director.", "B Jones was an American filmmaker."]) == "Yes"
+
+
 def test_a_repeated_pick_that_ties_the_answer_to_the_question_replaces_the_one_it_repeats():
     q = "Southrey is a village in the civil parish of which village in the West Lindsey district?"
     near = fact("Southrey is approximately 2 miles south-east from Bardney.")

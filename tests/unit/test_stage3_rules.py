@@ -117,7 +117,7 @@ def test_a_rule_plugs_into_the_chain():
     f = fake_facts(backbone=False, backbone_facts=0)
     d = D.apply(D.Draft.of("Rush is a band [1]."), f, (*D.RULES, shout))
     assert d.text() == "RUSH IS A BAND [1]." and d.notes[-1] == "shouted"
-    assert D.RULES[0] is D.final_check and D.RULES[5] is D.strict
+    assert D.RULES[0] is D.final_check and D.RULES[6] is D.strict
 
 
 def test_empty_reasons_are_fields():
