@@ -661,19 +661,24 @@ def test_a_yes_to_both_passes_when_a_sentence_about_each_says_it():
     assert res.answer.startswith("Yes [1, 2]. ") and any("both said: " in n for n in res.stages[-1].notes)
 
 
-def test_the_same_province_is_answered_by_the_provinces_the_sentences_give():
+def answer_about_two(q: str, texts: list[tuple[str, str]], replies: dict):
+    """The facts-en-kv pipeline (fakes) over documents (title, text); each document's extraction is its text."""
     from vericite.engine.records import Document
 
-    q = "Are both Dafeng District and Dazhou located in the same province?"
-    docs = [Document("Dafeng District", "Dafeng District is located in the Jiangsu province."),
-            Document("Dazhou", "Dazhou is located in Dazhou, Sichuan province, China.")]
+    replies = {"gate": "Yes", **{f"extract:{k}": text for k, (_, text) in enumerate(texts, 1)}, **replies}
+    return VeriCite(PickingLLM(replies), WordChecker(), prompts=PromptSet.load("facts-en-kv")).answer(
+        q, [Document(title, text) for title, text in texts])
+
+
+def test_the_same_province_is_answered_by_the_provinces_the_sentences_give():
     # stage 1 says "Yes" (wrong); the sentences about each give two provinces: the answer opens with "No",
     # which the checker cannot join from two documents and the provinces pass
-    replies = {"answer": "Yes, both are located in the same province [1][2].", "gate": "Yes",
-               "extract:1": "Dafeng District is located in the Jiangsu province.",
-               "extract:2": "Dazhou is located in Dazhou, Sichuan province, China.",
-               "select": "Sentences: {Dazhou}\nAnswer: Dazhou", "claim": "No, they are not in the same province."}
-    res = VeriCite(PickingLLM(replies), WordChecker(), prompts=PromptSet.load("facts-en-kv")).answer(q, docs)
+    res = answer_about_two("Are both Dafeng District and Dazhou located in the same province?",
+                           [("Dafeng District", "Dafeng District is located in the Jiangsu province."),
+                            ("Dazhou", "Dazhou is located in Dazhou, Sichuan province, China.")],
+                           {"answer": "Yes, both are located in the same province [1][2].",
+                            "select": "Sentences: {Dazhou}\nAnswer: Dazhou",
+                            "claim": "No, they are not in the same province."})
     assert res.answer.startswith("No [1, 2]. ") and any("same said: " in n for n in res.stages[-1].notes)
     assert SEL.conclusion(SEL.Selection("yes", ()), "Were A Smith and B Jones of the same nationality?", "", "en",
                           ["A Smith is an American director.", "B Jones was an American filmmaker."]) == "Yes"
