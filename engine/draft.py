@@ -272,8 +272,7 @@ def both_said(d: Draft, f: Facts) -> Draft:
     failed = [s for s in d.sentences if s.verdict != R.SUPPORTED and _bare(s).casefold() == "yes"]
     if not failed or not both_say(f.question, [s.text for s in d.sentences if s.verdict == R.SUPPORTED]):
         return d
-    d = d.note(f"both said: {failed[0].raw!r} passes: a sentence about each says what the question asks of both")
-    return d.revise({id(s): replace(s, verdict=R.SUPPORTED) for s in failed})
+    return _passed(d, failed, "both said", "a sentence about each says what the question asks of both")
 
 
 def same_said(d: Draft, f: Facts) -> Draft:
@@ -283,9 +282,12 @@ def same_said(d: Draft, f: Facts) -> Draft:
     a sentence-pair checker cannot compare two documents' provinces."""
     word = same(f.question, [s.text for s in d.sentences if s.verdict == R.SUPPORTED])
     failed = [s for s in d.sentences if s.verdict != R.SUPPORTED and word and _bare(s).casefold() == word.casefold()]
-    if not failed:
-        return d
-    d = d.note(f"same said: {failed[0].raw!r} passes: the sentences about each give what the question compares")
+    return _passed(d, failed, "same said", "the sentences about each give what the question compares") if failed else d
+
+
+def _passed(d: Draft, failed: Sequence[Statement], rule: str, why: str) -> Draft:
+    """``d`` with the ``failed`` short answers passing by ``rule``, noted with ``why``."""
+    d = d.note(f"{rule}: {failed[0].raw!r} passes: {why}")
     return d.revise({id(s): replace(s, verdict=R.SUPPORTED) for s in failed})
 
 

@@ -26,7 +26,7 @@ from .records import Statement
 from .text.citations import strip_citations
 from .text.compare import alone, both_say, by_words, choices, compared, measures, same, topic, two_things
 from .text.content import answer_words, stems, yes_no_question
-from .text.entities import DEMONYMS, SUBJECT_NOUN, SUBJECT_PRONOUNS, bare_title, found
+from .text.entities import DEMONYMS, NAME_RUN, SUBJECT_NOUN, SUBJECT_PRONOUNS, bare_title, found
 from .text.entities import names as names_in
 from .text.relations import asked, states
 from .text.relevance import bm25_scores
@@ -405,11 +405,14 @@ def lead(picked: Picked, verified: Sequence[Statement], quotes: Sequence[Stateme
             # sharing a whole name of the head (not "Robert" of "Sir Robert Peel") and two words with the
             # question ("Islam 48%" of a country's religions, then "Islam is the most widely practised
             # religion in Southeast Asia")
-            whole = set(_RUNS.findall(head.text)) - {n for n in _RUNS.findall(question)}
+            whole = set(NAME_RUN.findall(head.text)) - set(NAME_RUN.findall(question))
+
+            def hop(s: Statement) -> bool:
+                text = resolve_pronoun(s, titles, texts).text
+                return bool(whole & set(NAME_RUN.findall(text))) and links(text, head.text, question)
+
             tie = other = [s for s in [*verified, *quotes] if not set(s.citations) & set(head.citations)
-                           and len(answer_words(s.text, "", lang) & asked) >= 2
-                           and whole & set(_RUNS.findall(resolve_pronoun(s, titles, texts).text))
-                           and links(resolve_pronoun(s, titles, texts).text, head.text, question)]
+                           and len(answer_words(s.text, "", lang) & asked) >= 2 and hop(s)]
         if tie:  # the hop before: from another document when one has it
             chain = [head, ranked(other or tie, question)[0]]
     shown = " ".join(s.text for s in chain)
@@ -420,7 +423,7 @@ def lead(picked: Picked, verified: Sequence[Statement], quotes: Sequence[Stateme
         # beside an answer and its tie reads as unrelated ("Reynaud presumes he is the son of the architect")
         said_all = answer_words(shown, question, lang)
         rest = [s for s in picked.sentences if s not in chain and not answer_words(s.text, question, lang) <= said_all
-                and several_parts(question)]
+                ] if several_parts(question) else []
         sentences = (chain + [s for s in without_repeats(chain + rest, question, lang) if s not in chain])[:MAX_PICKS]
         note = f"answer: the first sentence leaves out {missing}; followed by the sentence tying it to them: {chain[1].text!r}"
         return Picked(tuple(sentences), picked.notes + (note,), picked.caveat)
@@ -433,10 +436,6 @@ def lead(picked: Picked, verified: Sequence[Statement], quotes: Sequence[Stateme
     note = (f"answer: led by the sentence closest to stage 1's opening {opening!r}: {head.text!r}"
             + (f", then the sentence tying it to the question: {chain[1].text!r}" if len(chain) > 1 else ""))
     return Picked(tuple(sentences), picked.notes + (note,), None)
-
-
-#: a run of capitalised words: a name as written ("Sir Robert Peel", "Islam")
-_RUNS = re.compile(r"[A-Z][\w'’-]*(?:\s+[A-Z][\w'’-]*)*")
 
 
 def next_hop(picked: Picked, verified: Sequence[Statement], quotes: Sequence[Statement], question: str,
@@ -473,7 +472,7 @@ def next_hop(picked: Picked, verified: Sequence[Statement], quotes: Sequence[Sta
     head: Statement = found_head
     # a name of the question that is part of the new one's name ("Mach" of "Ernst Mach" for "the physicist
     # who Mach number is named after") does not make a sentence about the question's own subject
-    runs = [set(r.split()) for r in _RUNS.findall(head.text)]
+    runs = [set(r.split()) for r in NAME_RUN.findall(head.text)]
     own = [n for n in asked_of if not any(n in r and r & set(new) for r in runs)]
     pool = [s for s in _usable([*verified, *quotes], titles, texts) if s.text != head.text and states(s.text, wanted, lang)
             and any(found(n, s.text) for n in new) and not any(found(n, s.text) for n in own)]

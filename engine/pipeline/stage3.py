@@ -128,8 +128,7 @@ def _pick(pipe: VeriCite, q: Question, st: Stage, verified: list[Statement], sai
     short = conclusion(sel, q.text, opening, q.lang, [s.text for s in picked.sentences],
                        said[0] if said else "") if picked.sentences else ""
     if short:  # "Yes" / the one compared: a fragment the final check makes a claim of and checks
-        cites = tuple(dict.fromkeys(c for s in picked.sentences for c in s.citations))
-        sentences.insert(0, with_citations(Statement(R.REFINE, f"{short}.", cites, R.KEPT, None, short)))
+        sentences.insert(0, _short_answer(short, picked.sentences))
         notes += (f"answer: opens with the short answer {short!r}, cited with the sentences shown",)
     draft = Draft.of(merge_adjacent(" ".join(sentences)), notes, picked=True, quoted=quoted)
     return draft.warn(picked.caveat.code, picked.caveat.text) if picked.caveat else draft
@@ -230,10 +229,16 @@ def fallback_quotes(pipe: VeriCite, q: Question, opening: str = "") -> tuple[lis
     out = [with_citations(s) for s in shown]
     winner = compared(q.text, [s.text for s in shown])  # as after the answer step: the one their dates or numbers make it
     if winner:
-        cites = tuple(dict.fromkeys(c for s in shown for c in s.citations))
-        out.insert(0, with_citations(Statement(R.REFINE, f"{winner}.", cites, R.KEPT, None, winner)))
+        out.insert(0, _short_answer(winner, shown))
         notes += (f"fallback quotes: open with {winner!r}, the one their dates or numbers make the answer",)
     return out, notes
+
+
+def _short_answer(short: str, shown: Sequence[Statement]) -> str:
+    """The short answer ("Yes", "Broad Peak") as the answer's opening sentence, citing every document the
+    ``shown`` sentences cite: the final check rewrites it as a claim with the question and checks it."""
+    cites = tuple(dict.fromkeys(c for s in shown for c in s.citations))
+    return with_citations(Statement(R.REFINE, f"{short}.", cites, R.KEPT, None, short))
 
 
 def _quote(i: int, sent: str) -> Statement:

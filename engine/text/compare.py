@@ -14,8 +14,8 @@ import re
 from collections.abc import Callable, Sequence
 from typing import TypeVar
 
-from .content import answer_words, stems
-from .entities import DEMONYMS, found
+from .content import WORDS_EN, answer_words, stems
+from .entities import DEMONYMS, NAME_RUN, found
 from .relations import LIFESPAN
 
 T = TypeVar("T")
@@ -71,9 +71,7 @@ _ONE = frozenset({"single", "sole"})
 #: work's opening sentence gives it ("Dinosaur is a 2000 American CGI animated adventure film")
 _RELEASE_Q = re.compile(r"\b(?:came out|comes out|released|published|premiered|debuted|aired)\b", re.I)
 _WORK_YEAR = re.compile(r"\b(?:is|was)\s+an?\s+(?P<y>\d{4})\b")
-_NUMBER_WORDS = {w: k for k, w in enumerate("zero one two three four five six seven eight nine ten eleven twelve "
-                                            "thirteen fourteen fifteen sixteen seventeen eighteen nineteen twenty"
-                                            .split())}
+_NUMBER_WORDS = {w: k for k, w in enumerate(WORDS_EN)}
 _TOKEN = re.compile(rf"{_NUMBER}|[^\W\d_]+")
 _MONTHS = {m: k + 1 for k, m in enumerate(("january", "february", "march", "april", "may", "june", "july", "august",
                                              "september", "october", "november", "december"))}
@@ -380,7 +378,6 @@ def both_say(question: str, sentences: Sequence[str]) -> bool:
 
 
 _SAME_Q = re.compile(r"\bthe\s+same\s+(?P<noun>[a-z]{4,})\b", re.I)
-_NAME_RUN = r"[A-Z][\w'’-]*(?:\s+[A-Z][\w'’-]*)*"
 
 
 def same(question: str, sentences: Sequence[str]) -> str:
@@ -399,8 +396,8 @@ def same(question: str, sentences: Sequence[str]) -> str:
     def value(sentence: str) -> str | None:
         if noun == "nationality":
             return next((w.lower() for w in re.findall(r"[A-Z][a-z]+", sentence) if w.lower() in DEMONYMS), None)
-        hit = (re.search(rf"({_NAME_RUN})\s+{noun}\b", sentence)
-               or re.search(rf"\b{noun}\s+of\s+({_NAME_RUN})", sentence, re.I))
+        hit = (re.search(rf"({NAME_RUN.pattern})\s+{noun}\b", sentence)
+               or re.search(rf"\b{noun}\s+of\s+({NAME_RUN.pattern})", sentence, re.I))
         return hit.group(1).lower() if hit and hit.group(1).lower() != "the" else None
 
     values = _per_side(pair, sentences, value)

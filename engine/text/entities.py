@@ -25,6 +25,9 @@ import snowballstemmer
 
 from .content import FUNCTION_WORDS, META_WORDS
 
+#: a run of capitalised words: a name as written ("Sir Robert Peel", "Islam", "Jiangsu")
+NAME_RUN = re.compile(r"[A-Z][\w'’-]*(?:\s+[A-Z][\w'’-]*)*")
+
 _WORD = re.compile(r"[^\W\d_][\w'’.\-]*", re.UNICODE)
 _SENTENCE_START = re.compile(r"(?:^|[.!?:;\"«(\[]\s*)$")
 
