@@ -9,7 +9,9 @@ warnings added:
 2. :func:`add_nothing`   a sentence saying what no verified sentence says fails;
    :func:`compared_by_measure` a comparison's short answer the dates or numbers of the answer's sentences give passes;
    :func:`both_said`     a "Yes" to "Are A and B both X?" passes when a sentence about each says X;
+   :func:`same_said` / :func:`common_said`  "the same province?" / "both what kind of film?" answered by the sentences about each;
 3. :func:`strict`        failing sentences removed (or only reported), the verified sentences as fallback;
+   :func:`trimmed`       a long passing sentence shown as its leading clauses when those pass too;
 4. :func:`put_back_statements` / :func:`put_back_facts`  verified sentences the merge lost, put back, checked
    (not after the answer step, :mod:`~vericite.engine.selection`: its picks are the answer);
 5. :func:`lenient_marks` citations that support their sentence only partly marked ``[3*]``;
@@ -36,7 +38,8 @@ from .config.settings import Settings
 from .nli.grading import grade
 from .records import Document, Quote, Statement
 from .text.citations import format_citations, merge_adjacent, strip_citations
-from .text.compare import both_say, compared, same
+from .text.clauses import asks_number, leading_clauses
+from .text.compare import both_say, compared, in_common, same
 from .text.content import FUNCTION_WORDS, adds, answer_words, carried, stems, yes_no_question
 from .text.entities import SUBJECT_NOUN, SUBJECT_PRONOUNS, bare_title, found
 from .text.relevance import bm25_scores
@@ -117,13 +120,15 @@ class Draft:
     warnings: tuple[Caveat, ...] = ()
     picked: bool = False  # the answer step picked these sentences (engine/selection.py): nothing is put back
     quoted: tuple[str, ...] = ()  # document sentences the answer step quotes verbatim: they add nothing
+    answer: str = ""  # the answer step's short answer as the model wrote it ("" when none)
 
     @classmethod
     def of(cls, text: str, notes: Sequence[str] = (), warnings: Sequence[Caveat] = (), *, picked: bool = False,
-           quoted: Sequence[str] = ()) -> Draft:
+           quoted: Sequence[str] = (), answer: str = "") -> Draft:
         """A draft of unchecked ``text`` (the refinement's reply, the picked sentences, quotes, or "");
-        ``quoted``: the sentences of it that are document sentences verbatim."""
-        return cls((Block(text),) if text else (), (), tuple(notes), tuple(warnings), picked, tuple(quoted))
+        ``quoted``: the sentences of it that are document sentences verbatim; ``answer``: the answer
+        step's short answer."""
+        return cls((Block(text),) if text else (), (), tuple(notes), tuple(warnings), picked, tuple(quoted), answer)
 
     @property
     def sentences(self) -> list[Statement]:
@@ -285,6 +290,16 @@ def same_said(d: Draft, f: Facts) -> Draft:
     return _passed(d, failed, "same said", "the sentences about each give what the question compares") if failed else d
 
 
+def common_said(d: Draft, f: Facts) -> Draft:
+    """The short answer to "What kind of film are both A and B?" ("Documentary", checked as the claim "A and
+    B are both documentary films") that failed the final check passes when the passing sentences about each
+    say it (:func:`~vericite.engine.text.compare.in_common`: "a documentary starring ...", "a 2007
+    documentary film"): a sentence-pair checker cannot join two documents' sentences."""
+    word = in_common(f.question, [s.text for s in d.sentences if s.verdict == R.SUPPORTED])
+    failed = [s for s in d.sentences if s.verdict != R.SUPPORTED and word and _bare(s).casefold() == word.casefold()]
+    return _passed(d, failed, "common said", "the sentences about each say what they share") if failed else d
+
+
 def _passed(d: Draft, failed: Sequence[Statement], rule: str, why: str) -> Draft:
     """``d`` with the ``failed`` short answers passing by ``rule``, noted with ``why``."""
     d = d.note(f"{rule}: {failed[0].raw!r} passes: {why}")
@@ -326,6 +341,37 @@ def strict(d: Draft, f: Facts) -> Draft:
         d = d.note(f"strict: removed {len(failed)} verified sentence(s) that failed as final "
                    f"sentences: {[s.raw for s in failed]}")
     return d
+
+
+_ENDING_MARKS = re.compile(r"(?:\s*\[[\d,\s*]+\])+\s*[.!?]?\s*$")
+_INNER_MARK = re.compile(r"\[\d")
+
+
+def trimmed(d: Draft, f: Facts) -> Draft:
+    """A passing final sentence of more than ``trim_words`` words (English) shown as its leading clauses
+    (:func:`~vericite.engine.text.clauses.leading_clauses`: "Oz the Great and Powerful is a 2013 American
+    fantasy adventure film directed by Sam Raimi and produced by Joe Roth, from a screenplay written by
+    ..." -> "... produced by Joe Roth.") when those pass the final check too; what they cut holds no word
+    of the question or of the answer (the answer step's short answer, else stage 1's sentences) and, for a
+    question asking a date or number, no number. Documents' sentences run long; the answer needs the
+    clause that carries it."""
+    if not f.settings.trim_words or f.lang != "en":
+        return d
+    said = d.answer or " ".join(s.text for s in f.statements)
+    keep = answer_words(f.question, "", f.lang) | answer_words(said, "", f.lang)  # content words: not "which", "that"
+    numbers = asks_number(f.question)
+    changed: dict[int, Statement] = {}
+    for s in d.sentences:
+        if s.verdict != R.SUPPORTED or _INNER_MARK.search(_ENDING_MARKS.sub("", s.raw)):
+            continue  # a citation inside: two documents' sentences run together ("guitarist, [5] Gerry Marsden ...")
+        short = leading_clauses(s.text, keep, numbers, f.settings.trim_words)
+        if short == s.text:
+            continue
+        block, _ = f.check(with_citations(replace(s, text=short)))
+        if len(block.sentences) == 1 and block.sentences[0].verdict == R.SUPPORTED:
+            changed[id(s)] = block.sentences[0]
+            d = d.note(f"trimmed: {s.raw!r} shown as {block.sentences[0].raw!r}")
+    return d.revise(changed) if changed else d
 
 
 def put_back_statements(d: Draft, f: Facts) -> Draft:
@@ -460,8 +506,9 @@ def windows(text: str, lang: str = "en", size: int = 3) -> list[tuple[int, int]]
 
 
 #: stage 3's rules, in the order they run
-RULES: tuple[Rule, ...] = (final_check, as_written, add_nothing, compared_by_measure, both_said, same_said, strict,
-                           put_back_statements, put_back_facts, lenient_marks, marks_before_stop, quotes)
+RULES: tuple[Rule, ...] = (final_check, as_written, add_nothing, compared_by_measure, both_said, same_said,
+                           common_said, strict, trimmed, put_back_statements, put_back_facts, lenient_marks,
+                           marks_before_stop, quotes)
 
 
 def apply(d: Draft, f: Facts, rules: Sequence[Rule] = RULES) -> Draft:

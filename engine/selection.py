@@ -24,7 +24,19 @@ from . import draft as D
 from .records import ANSWER as STAGE_1
 from .records import Statement
 from .text.citations import strip_citations
-from .text.compare import alone, both_say, by_words, choices, compared, measures, same, topic, two_things
+from .text.compare import (
+    alone,
+    both_say,
+    by_words,
+    choices,
+    common,
+    compared,
+    in_common,
+    measures,
+    same,
+    topic,
+    two_things,
+)
 from .text.content import answer_words, stems, yes_no_question
 from .text.entities import DEMONYMS, NAME_RUN, SUBJECT_NOUN, SUBJECT_PRONOUNS, bare_title, found
 from .text.entities import names as names_in
@@ -500,8 +512,10 @@ def both_sides(picked: Picked, verified: Sequence[Statement], quotes: Sequence[S
     verbatim, an opening pronoun resolved to its document's title; one that stays is never used)
     naming it and not the other: first one giving the date or number the question compares them by
     (:func:`~vericite.engine.text.compare.measures`), then the one sharing most of the question's
-    other words, then picked before verified before quoted, then the earliest. The answer is those
-    two sentences, in the question's order; the conclusion (:func:`conclusion`) opens it.
+    other words, then picked before verified before quoted, then the earliest; for a question asking what
+    the two have in common, the best two that share a word it does not (:func:`~vericite.engine.text.compare.in_common`)
+    when those are not the best of each. The answer is those two sentences, in the question's order; the
+    conclusion (:func:`conclusion`) opens it.
 
     Returns:
         ``picked`` unchanged for another question or when no sentence names either thing; else the
@@ -514,15 +528,27 @@ def both_sides(picked: Picked, verified: Sequence[Statement], quotes: Sequence[S
     pool = [*picked.sentences, *verified, *_usable(quotes, titles, texts)]
     rank = {**{id(s): 1 for s in verified}, **{id(s): 2 for s in picked.sentences}}
     compare = bool(choices(question))
-    sides = []
+    sides, candidates = [], []
     for name, other in (pair, pair[::-1]):
         about = [s for s in pool if alone(name, other, s.text)
                  and len(answer_words(s.text, name, lang)) >= 2]  # not a split-off "Tibouchina Aubl."
+
+        def key(s: Statement, name: str = name, other: str = other) -> tuple[bool, int, int]:
+            return (compare and measures(question, name, other, s.text), len(stems(s.text, lang) & rest),
+                    rank.get(id(s), 0))
+
         if about:  # max keeps the earliest of equals
-            sides.append(max(about, key=lambda s: (compare and measures(question, name, other, s.text),
-                                                   len(stems(s.text, lang) & rest), rank.get(id(s), 0))))
+            sides.append(max(about, key=key))
+            candidates.append([(key(s), s) for s in about])
     if not sides:
         return picked
+    if len(candidates) == 2 and common(question) and not in_common(question, [s.text for s in sides]):
+        # "both what kind of film?": the two sentences that say what they share, when two do
+        pairs = [(tuple(map(sum, zip(ka, kb))), a, b) for ka, a in candidates[0] for kb, b in candidates[1]
+                 if in_common(question, [a.text, b.text])]
+        if pairs:  # max keeps the earliest of equals
+            _, a, b = max(pairs, key=lambda p: p[0])
+            sides = [a, b]
     note = f"answer: one sentence about each of {pair}: {[s.text for s in sides]}"
     return Picked(tuple(sides), picked.notes + (note,), picked.caveat)
 
@@ -651,7 +677,9 @@ def conclusion(sel: Selection, question: str, opening: str = "", lang: str = "en
     the model's "Yes"/"No" to a yes/no question ("Are both ...?"), else the one stage 1's ``first``
     sentence or ``opening`` starts with ("Yes, both ..."), else "Yes" when, for each of the two things the
     question asks the same of, a ``shown`` sentence naming it alone says every other word of the question
-    (:func:`~vericite.engine.text.compare.both_say`, the rule that passes such a "Yes"); for a comparison
+    (:func:`~vericite.engine.text.compare.both_say`, the rule that passes such a "Yes"); for a question
+    asking what two things have in common, the word the ``shown`` sentences about each share
+    (:func:`~vericite.engine.text.compare.in_common`: "Documentary"); for a comparison
     whose ``shown`` sentences (the answer's) date or number both things, the one their dates or numbers make the answer
     (:func:`~vericite.engine.text.compare.compared`); for a comparison by kind ("Which is a comedy
     film, A or B?") the one whose sentence alone says every other word of the question
@@ -668,6 +696,9 @@ def conclusion(sel: Selection, question: str, opening: str = "", lang: str = "en
         # word; else, when nobody said it, "Yes" when a shown sentence about each says what the question asks
         said = next((w.capitalize() for t in (sel.answer, first, opening) if (w := yes_no_word(t))), "")
         return same(question, shown) or said or ("Yes" if both_say(question, shown) else "")
+    shared = in_common(question, shown)  # "A and B are both what kind of film?": "Documentary"
+    if shared:
+        return shared[0].upper() + shared[1:]
     if sel.yes_no:
         return ""
     decided = compared(question, shown) or by_words(question, shown)

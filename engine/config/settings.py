@@ -223,6 +223,11 @@ class Settings:
                                       "of its answer words (stems not in the question) occur in the verified sentences, or "
                                       "when it has none and talks about the prompt ('Based on the provided statements')",
                                 group="rules", kind="bool")
+    trim_words: int = setting(20, "a passing final sentence of more than N words (English) is shown as its leading "
+                                  "clauses when those pass the final check too: asides in brackets and the clauses "
+                                  "that add to it cut where they hold no word of the question or the answer "
+                                  "(engine/text/clauses.py; 0 = as written)",
+                              group="rules", kind="int", rule=_non_negative)
     multihop: bool = setting(False, "multi-hop evidence: after stage 2, one extraction over each pair of useful documents "
                                     "that share a name the question lacks (at most 3 pairs), its facts checked against "
                                     "both together and citing the ones that carry them", group="generation", experimental=True,
@@ -279,7 +284,7 @@ PRESETS: dict[str, dict[str, Any]] = {
         "multihop": False, "min_statement_words": 0, "claim_words": 0, "claim_guard": False,
         "template_guard": False, "cite_each": False,
         "entity_guard": False, "recite": False, "conflicts": False, "drop_unsupported": False, "fallback_quotes": 0,
-        "fallback_sentences": 0, "backbone": False, "backbone_facts": 0, "add_nothing": False,
+        "fallback_sentences": 0, "backbone": False, "backbone_facts": 0, "add_nothing": False, "trim_words": 0,
     },
     # the smaller LLM (Qwen2.5-Coder-0.5B, its models.toml profile): about twice as fast, finds the gold answer less often
     "small-model": {"llm": "qwen2.5-coder-0.5b-instruct-q4km"},

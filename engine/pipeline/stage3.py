@@ -130,7 +130,7 @@ def _pick(pipe: VeriCite, q: Question, st: Stage, verified: list[Statement], sai
     if short:  # "Yes" / the one compared: a fragment the final check makes a claim of and checks
         sentences.insert(0, _short_answer(short, picked.sentences))
         notes += (f"answer: opens with the short answer {short!r}, cited with the sentences shown",)
-    draft = Draft.of(merge_adjacent(" ".join(sentences)), notes, picked=True, quoted=quoted)
+    draft = Draft.of(merge_adjacent(" ".join(sentences)), notes, picked=True, quoted=quoted, answer=sel.answer)
     return draft.warn(picked.caveat.code, picked.caveat.text) if picked.caveat else draft
 
 

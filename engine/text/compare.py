@@ -22,6 +22,7 @@ T = TypeVar("T")
 
 # "Who was born first, Erika Jayne or Marco Da Silva?", "Кто старше, Пирт или Мун?"
 _CHOICE = re.compile(r",[^,]+\s(?:or|или)\s[^,]+$", re.I)
+_DASH = re.compile(r"\s*--\s*|\s+[–—]\s+")
 # "Is Muskegon County Airport or John Wayne Airport further west?"
 _IS_CHOICE = re.compile(r"^\W*(?:is|are|was|were|does|did|do)\s+(?:the\s+)?(?P<a>.+?)\s+or\s+(?:the\s+)?(?P<rest>.+)$", re.I)
 #: "Which band, Letters to Cleo or Screaming Trees, had more members?": the two between commas
@@ -34,6 +35,16 @@ _AUX = r"^\W*(?:is|are|was|were|do|does|did|have|has|had)\s+"
 _BOTH = re.compile(_AUX + r"(?:the\s+)?(?P<a>.+?)\s+and\s+(?:the\s+)?(?P<b>.+?)\s+both\b", re.I)
 _BOTH_FIRST = re.compile(_AUX + r"both\s+(?:the\s+)?(?P<a>.+?)\s+and\s+(?:the\s+)?(?P<rest>.+)$", re.I)
 _SAME = re.compile(_AUX + r"(?:the\s+)?(?P<a>.+?)\s+and\s+(?:the\s+)?(?P<rest>.+?\bthe\s+same\b.*)$", re.I)
+# what two things have in common: "What type of media does Bitter Jester and Sicko have in common?",
+# '"A Summer in the Cage" and "American Hardcore" are both what kind of film?', "What genre are both A and B?"
+_COMMON = re.compile(r"^\W*(?:what|which)\b.*?\b(?:do|does|did)\s+(?:the\s+)?(?P<a>.+?)\s+and\s+(?:the\s+)?"
+                     r"(?P<b>.+?)\s+(?:have|share)\s+in\s+common$", re.I)
+_BOTH_WHAT = re.compile(r"^\W*(?:the\s+)?(?P<a>.+?)\s+and\s+(?:the\s+)?(?P<b>.+?)\s+(?:are|were)\s+both\s+(?:what|which)\b",
+                        re.I)
+_WHAT_BOTH = re.compile(r"^\W*(?:what|which)\b[^,]*?\b(?:are|were)\s+both\s+(?:the\s+)?(?P<a>.+?)\s+and\s+"
+                        r"(?:the\s+)?(?P<b>.+)$", re.I)
+#: the kind asked for: "what type of media", "which kind of film"
+_KIND = re.compile(r"\b(?:what|which)\s+(?:type|kind|sort|genre|form)s?\s+of\s+(?P<noun>[a-z]+)", re.I)
 # a name as the question writes it: capitalised words (or numbers, "Commodore 16"), with the small
 # words a title keeps ("In the Realm of the Hackers", "Song of the South")
 _SMALL = r"(?:of|the|and|de|du|von|van|la|le|in|on|a|an)"
@@ -107,7 +118,8 @@ def choices(question: str) -> list[str]:
     Silva"), between commas ("Which band, Letters to Cleo or Screaming Trees, had more members?"), as
     "Is A or B ...?" ("Muskegon County Airport", "John Wayne Airport"), or at its end
     without a comma ("who is younger Keith Bostic or Jerry Glanville ?"); [] for another question."""
-    q = question.strip().rstrip("?").rstrip()
+    # "Which of these battles occurred earlier--the Battle of Peleliu or ...": a dash sets them off like a comma
+    q = _DASH.sub(", ", question.strip().rstrip("?").rstrip())
     m = _CHOICE.search(q)
     if m:
         return [re.sub(r"^(?:the|a|an)\s+", "", c.strip(" \"'“”«»"))  # "the French Bulldog"; "The Million Dollar Duck" stays
@@ -140,10 +152,53 @@ def both(question: str) -> list[str]:
     return []
 
 
+def common(question: str) -> list[str]:
+    """The two things a question asks what they have in common ("What type of media does Bitter Jester
+    and Sicko have in common?" -> ["Bitter Jester", "Sicko"]; '"A Summer in the Cage" and "American
+    Hardcore" are both what kind of film?'; "What genre are both A and B?"); [] for another question."""
+    q = re.sub(r"[\"“”«»]", "", question).strip().rstrip("?").rstrip()  # a title in quotes is a name
+    for pattern in (_COMMON, _BOTH_WHAT, _WHAT_BOTH):
+        m = pattern.match(q)
+        if m and (a := _tail_name(m.group("a"))) == m.group("a").strip() and (b := _lead_name(m.group("b"))) \
+                and (pattern is not _WHAT_BOTH or b == m.group("b").strip()):
+            return [a, b]
+    return []
+
+
 def two_things(question: str) -> list[str]:
-    """The two things a question compares (:func:`choices`) or asks the same of (:func:`both`); []
-    for another question."""
-    return choices(question) or both(question)
+    """The two things a question compares (:func:`choices`), asks the same of (:func:`both`) or asks
+    what they have in common (:func:`common`); [] for another question."""
+    return choices(question) or both(question) or common(question)
+
+
+def in_common(question: str, sentences: Sequence[str]) -> str:
+    """What two things have in common (:func:`common`), as the first sentence of ``sentences`` naming
+    each alone (:func:`alone`) says it: the lower-case word both say and the question does not ("a
+    documentary starring ...", "a 2007 American documentary film by ..." -> "documentary"), the one
+    right before the kind asked for ("film") in both when several are; "" when the question asks no
+    such thing, a side has no sentence, or the two share no such word or several. A sentence-pair
+    checker cannot join two documents' sentences."""
+    pair = common(question)
+    if len(pair) != 2:
+        return ""
+    asked = f"{question} {' '.join(pair)}"
+
+    def words(sentence: str) -> list[str] | None:  # its lower-case content words the question lacks ("about" is none)
+        out = [w for w in re.findall(r"[^\W\d_][\w-]*", sentence) if w[0].islower() and answer_words(w, asked)]
+        return out or None
+
+    sides = _per_side(pair, sentences, words)
+    if sides is None:
+        return ""
+    other = stems(" ".join(sides[1]))
+    shared = list(dict.fromkeys(w.lower() for w in sides[0] if answer_words(w, asked) & other))
+    kind = _KIND.search(question)
+    if len(shared) > 1 and kind:  # "documentary film" in both: the word before the kind
+        noun = kind.group("noun")
+        before = [w for w in shared if all(re.search(rf"\b{re.escape(w)}\s+{noun}", s, re.I) for s in
+                                             (next(x for x in sentences if alone(n, o, x)) for n, o in (pair, pair[::-1])))]
+        shared = before or shared
+    return shared[0] if len(shared) == 1 else ""
 
 
 def _lead_name(text: str) -> str:
@@ -241,9 +296,16 @@ def _event(question: str, pair: Sequence[str]) -> frozenset[str]:
     return answer_words(question, " ".join(pair)) - stems(_ORDER_WORDS)
 
 
+#: words that name one event ("Which battle occurred earlier": "was fought ... in 1944"; "Which case was
+#: decided first": "a landmark ruling"); a sentence naming any of a group dates the event any other names
+_SAME_EVENT = tuple(stems(g) for g in ("occurred fought happened took", "founded formed established",
+                                      "released published premiered aired debuted", "decided ruled ruling"))
+
+
 def _dates(event: frozenset[str], sentence: str) -> bool:
-    """Whether ``sentence`` dates the ``event`` (names it, or opens a biography with a life span when
-    the event is a birth)."""
+    """Whether ``sentence`` dates the ``event`` (names it or a word of its group, :data:`_SAME_EVENT`; or
+    opens a biography with a life span when the event is a birth)."""
+    event = event.union(*(g for g in _SAME_EVENT if g & event))
     return bool(event & stems(sentence)) or bool(event & stems("born birth") and LIFESPAN.search(sentence))
 
 

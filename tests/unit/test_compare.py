@@ -5,6 +5,8 @@ from vericite.engine.records import Statement
 from vericite.engine.text.compare import (
     both,
     both_say,
+    common,
+    in_common,
     by_dates,
     by_numbers,
     by_words,
@@ -223,3 +225,37 @@ def test_the_same_province_or_nationality_is_read_off_the_sentence_about_each():
     q = "Were Scott Derrickson and Ed Wood of the same nationality?"
     assert same(q, ["Scott Derrickson is an American director.", "Ed Wood was an American filmmaker."]) == "Yes"
     assert same("Are Rush and Toto both bands?", ["Rush is a Canadian band.", "Toto is an American band."]) == ""
+
+
+def test_a_dash_sets_the_two_off_and_an_events_other_words_date_it():
+    q = "Which of these battles occurred earlier--the Battle of Peleliu or the Battle of Belleau Wood?"
+    assert choices(q) == ["Battle of Peleliu", "Battle of Belleau Wood"]
+    assert choices("Which came first — Dinosaur or Frozen?") == ["Dinosaur", "Frozen"]
+    battles = ["The Battle of Peleliu was fought from September to November 1944, on the island of Peleliu.",
+               "The Battle of Belleau Wood (1–26 June 1918) occurred during the German Spring Offensive."]
+    assert compared(q, battles) == "Battle of Belleau Wood"  # "fought" dates what "occurred" asks
+    q = "Which case was decided first, Selle v. Gibb or Reynolds v. Sims?"
+    cases = ["Selle v. Gibb (7th Cir. 1984) was a landmark ruling on striking similarities.",
+             "Reynolds v. Sims (1964) was a United States Supreme Court case."]
+    assert compared(q, cases) == "Reynolds v. Sims"
+    # a sentence naming no word of the event dates nothing
+    assert compared(q, [cases[0], "Reynolds v. Sims (1964) was about districts."]) is None
+
+
+def test_what_two_things_have_in_common_is_the_word_the_sentences_about_each_share():
+    q = "What type of media does Bitter Jester and Sicko have in common?"
+    assert common(q) == ["Bitter Jester", "Sicko"]
+    assert common('"A Summer in the Cage" and "American Hardcore" are both what kind of film?') == [
+        "A Summer in the Cage", "American Hardcore"]
+    assert common("What genre are both Rush and Toto?") == ["Rush", "Toto"]
+    assert common("What do dogs and cats have in common?") == [] and common("Who are both A and B?") == []
+    jester = "Bitter Jester is a documentary starring Maija DiGiorgio and Kenny Simmons."
+    sicko = "Sicko is a 2007 American documentary film by Michael Moore."
+    assert in_common(q, [jester, sicko]) == "documentary"
+    assert in_common(q, [jester]) == ""  # one side has no sentence
+    assert in_common(q, [jester, "Sicko is a 2007 American film by Michael Moore."]) == ""  # nothing shared
+    # several shared: the one before the kind asked for
+    q = "What kind of film are both A Smith and B Jones?"
+    assert in_common(q, ["A Smith is a short documentary film starring him.",
+                         "B Jones is a short documentary film starring her."]) == "documentary"
+    assert in_common("Which film, A Smith or B Jones, is older?", [jester, sicko]) == ""

@@ -684,6 +684,37 @@ def test_the_same_province_is_answered_by_the_provinces_the_sentences_give():
                           ["A Smith is an American director.", "B Jones was an American filmmaker."]) == "Yes"
 
 
+def test_what_two_things_have_in_common_is_answered_by_the_word_the_sentences_about_each_share():
+    # the model picks one side only; the answer gives a sentence about each and opens with what they share,
+    # which the checker cannot join from two documents and the two sentences pass
+    res = answer_about_two('"A Summer in the Cage" and "American Hardcore" are both what kind of film?',
+                           [("A Summer in the Cage", "A Summer in the Cage is a 2007 documentary film about a man."),
+                            ("American Hardcore", "American Hardcore is a 2006 American documentary film.")],
+                           {"answer": "A Summer in the Cage is a documentary film [1].",
+                            "select": "Sentences: {A}\nAnswer: documentary",
+                            "claim": "They are both documentary films."})
+    assert res.answer.startswith("Documentary [1, 2]. A Summer in the Cage is a ")
+    assert "American Hardcore is a 2006 American documentary film [2]." in res.answer
+    assert any("common said: " in n for n in res.stages[-1].notes)
+    # the two share no such word: no opening
+    res = answer_about_two('"A Summer in the Cage" and "American Hardcore" are both what kind of film?',
+                           [("A Summer in the Cage", "A Summer in the Cage is a 2007 documentary film about a man."),
+                            ("American Hardcore", "American Hardcore is a 2006 American punk film.")],
+                           {"answer": "A Summer in the Cage is a documentary film [1].",
+                            "select": "Sentences: {A}\nAnswer: documentary",
+                            "claim": "They are both documentary films."})
+    assert not res.answer.startswith("Documentary") and "punk film [2]" in res.answer
+    # the best sentence about one of them shares nothing with the other's: the one that does is shown
+    res = answer_about_two('"A Summer in the Cage" and "American Hardcore" are both what kind of film?',
+                           [("A Summer in the Cage", "A Summer in the Cage is a 2007 documentary film about a man."),
+                            ("American Hardcore", "American Hardcore is a film about punk bands. "
+                                                  "American Hardcore is a 2006 American documentary.")],
+                           {"answer": "A Summer in the Cage is a documentary film [1].",
+                            "select": "Sentences: {A}\nAnswer: documentary",
+                            "claim": "They are both documentary films."})
+    assert res.answer.startswith("Documentary [1, 2]. ") and "2006 American documentary [2]." in res.answer
+
+
 def test_a_repeated_pick_that_ties_the_answer_to_the_question_replaces_the_one_it_repeats():
     q = "Southrey is a village in the civil parish of which village in the West Lindsey district?"
     near = fact("Southrey is approximately 2 miles south-east from Bardney.")

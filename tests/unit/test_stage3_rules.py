@@ -117,7 +117,7 @@ def test_a_rule_plugs_into_the_chain():
     f = fake_facts(backbone=False, backbone_facts=0)
     d = D.apply(D.Draft.of("Rush is a band [1]."), f, (*D.RULES, shout))
     assert d.text() == "RUSH IS A BAND [1]." and d.notes[-1] == "shouted"
-    assert D.RULES[0] is D.final_check and D.RULES[6] is D.strict
+    assert D.RULES[0] is D.final_check and D.RULES[7] is D.strict
 
 
 def test_empty_reasons_are_fields():
@@ -267,3 +267,32 @@ def test_a_resolved_sentence_that_fails_is_shown_as_its_document_wrote_it_when_t
     assert d.text() == "The stadium is the club's third home venue [1]. His record was broken [1]. " + other.raw
     # when the document's own sentence fails too, nothing changes
     assert D.as_written(d, replace(f, scores=lambda pairs: np.zeros(len(pairs), dtype=np.float32))) == d
+
+
+def test_a_long_passing_sentence_is_shown_as_its_leading_clauses_when_those_pass():
+    long = ("Neil Peart is a Canadian musician and author born in Hamilton, who played in several local bands "
+            "before he joined the group in 1974 and wrote most of its lyrics.")
+    f = fake_facts()
+    d = D.trimmed(D.final_check(D.Draft.of(D.with_citations(sentence(long))), f), f)
+    assert d.text() == "Neil Peart is a Canadian musician and author born in Hamilton [1]."
+    assert d.checked[0].raw == d.text() and any(n.startswith("trimmed: ") for n in d.notes)
+    # the leading clauses fail their check: the sentence stays whole
+    f = fake_facts(bad_words=("Hamilton [1].",))
+    assert D.trimmed(D.final_check(D.Draft.of(D.with_citations(sentence(long))), f), f).text() == \
+        D.with_citations(sentence(long))
+    # the cut clause holds the answer's word ("lyrics"), or the setting is off: as written
+    f = fake_facts()
+    d = D.final_check(D.Draft.of(D.with_citations(sentence(long)), answer="the lyrics"), f)
+    assert D.trimmed(d, f).text() == D.with_citations(sentence(long))
+    # a citation inside the sentence (two documents' sentences run together): as written
+    inner = "Neil Peart is a Canadian musician and author born in Hamilton, [2] who played in several local bands " \
+            "before he joined the group in 1974 and wrote most of its lyrics [1]."
+    st = sentence(inner.replace("[2] ", "").replace(" [1].", "."), (2, 1), raw=inner)
+    d = D.Draft((D.Block(inner, (st,), (inner,)),), (st,))
+    assert D.trimmed(d, f) == d
+    plain = D.with_citations(st)  # the same sentence, its citations at its end: trimmed
+    d = D.Draft((D.Block(plain, (replace(st, raw=plain),), (plain,)),), (replace(st, raw=plain),))
+    assert D.trimmed(d, f).text() == "Neil Peart is a Canadian musician and author born in Hamilton [2][1]."
+    off = replace(f, settings=Settings(trim_words=0))
+    d = D.final_check(D.Draft.of(D.with_citations(sentence(long))), off)
+    assert D.trimmed(d, off) == d

@@ -1,0 +1,94 @@
+"""A long document sentence shown as its leading clauses (English): what stage 3's ``trim_words`` rule
+proposes, and the final check then checks, before a long quoted sentence reaches the answer.
+
+A sentence copied from a document often carries far more than the answer needs ("Oz the Great and
+Powerful is a 2013 American fantasy adventure film directed by Sam Raimi and produced by Joe Roth, from
+a screenplay written by David Lindsay-Abaire and Mitchell Kapner"). Its leading clauses say less, and
+what they say the document still says: a sentence is cut only after a whole clause, before a clause
+that adds to it (", which ...", ", who ...", ", and was ...", ", known as ...", ", from a ...", a
+participle, an aside opening with "the" or a preposition), never before the next item of a list ("formed
+by vocalist Mark Lanegan, guitarist Gary Lee Conner, ...": the list is what it says), never inside brackets
+or quotes, never after a clause that an
+"if", "that", "unlike" or "but" leaves open, nor in a sentence opening with one ("Although ..."); an aside
+in brackets that says nothing a reader needs (empty, another language's name, an abbreviation, lower-case
+words; never a name or a number) goes too.
+Nothing is cut that holds a word the caller keeps (the question's, the answer's) or, when the
+question asks for a date or number, a number.
+"""
+from __future__ import annotations
+
+import re
+
+from .content import stems
+
+#: a clause that adds to the one before it (after a comma): where the sentence may end
+_ADDED = re.compile(r",\s+(?=(?:which|who|whom|whose|where|and\s+(?:is|was|are|were|has|had|have|became|also|later)\b"
+                    r"|(?:also\s+)?known\s+as\b|(?:formerly|better)\s+known\b|with\b|from\s+(?:a|an|the|her|his|their)\b"
+                    r"|including\b|[a-z]+ing\b|[a-z]+ed\s+by\b|located\b|based\b|founded\b"
+                    # an aside ("..., the capital city of the Philippines", "..., near the Marne River"); never
+                    # the next item of a list (", guitarist Gary Lee Conner, bass player ...": what the list says)
+                    r"|(?:the|a|an|one|near|in|on|at|during|for|after|before|under|as|to|into|off|along|about|over|"
+                    r"through|within|without|following)\b))")
+#: a clause these open is left open by a comma: the sentence may not end after it
+_OPEN = re.compile(r"\b(?:that|unlike|if|although|though|while|whereas|because|when|since|as|but|between|both|"
+                   r"either|neither|not only|from)\b", re.I)
+#: a finite verb (roughly): the leading clauses must say something of their subject
+_VERB = re.compile(r"\b(?:is|are|was|were|has|had|have|became|becomes|won|wrote|made|led|ran|took|gave|[a-z]{3,}ed)\b")
+#: a question about a date or a number: a number later in the sentence may be what it asks
+_NUMBERS = re.compile(r"\b(?:when|year|years|date|first|earlier|earliest|later|latest|last|older|oldest|younger|youngest|"
+                      r"born|died|how|more|most|fewer|less|larger|largest|higher|highest|longer|longest|population|"
+                      r"century|age|number|many|much)\b", re.I)
+_SUBORDINATE = re.compile(r"\W*(?:although|though|while|when|whenever|if|unless|because|since|as|after|before|unlike|"
+                          r"despite|whereas|once)\b", re.I)
+_ASIDE = re.compile(r"\s*\([^()\d]*\)")
+_ENDS_SMALL = re.compile(r"\b(?:and|or|of|the|a|an|to|in|on|at|by|for|with|as|&)$", re.I)
+MIN_WORDS = 6  # the leading clauses: at least this many words
+
+
+def _idle(aside: str) -> bool:
+    """Whether an aside in brackets says nothing a reader of the answer needs: empty ("(; ] )"), a name in another
+    language or its sound ("(Pashto: ...)", "(pronounced ...)"), an abbreviation ("(NSA)"), or lower-case words
+    ("(cedar oil)"); a name ("(Adam Sandler)", who plays him) is what it says."""
+    inner = aside.strip()[1:-1].strip(" ;,]")
+    return (not re.search(r"[^\W\d_]", inner) or bool(re.match(r"(?:[A-Z][A-Za-z]+\s*:|pronounced\b|also\b)", inner))
+            or bool(re.fullmatch(r"[A-Z]{2,6}", inner)) or not re.search(r"[A-Z]", inner))
+
+
+def asks_number(question: str) -> bool:
+    """Whether ``question`` asks for a date or a number, or compares by one (a number in a cut clause may be it)."""
+    return bool(_NUMBERS.search(question))
+
+
+def leading_clauses(sentence: str, keep: frozenset[str], numbers: bool, longer: int) -> str:
+    """``sentence`` (str, no citation marks, ending with its full stop) shortened when it has more than
+    ``longer`` words: asides in brackets without a digit or a ``keep`` stem removed ("Tenerife (; ] ) is
+    ..."), then, when still longer, cut before the first clause that adds to the ones before it and holds
+    no ``keep`` stem (:func:`~vericite.engine.text.content.stems`) nor, with ``numbers``, a digit; the
+    leading clauses hold at least :data:`MIN_WORDS` words and a verb, close every bracket and quote, and
+    end with a full stop.
+
+    Returns:
+        The shortened sentence, or ``sentence`` itself when it is not longer than ``longer`` words or
+        nothing may go.
+    """
+    if len(sentence.split()) <= longer:
+        return sentence
+    out = _ASIDE.sub(lambda m: "" if _idle(m.group(0)) and not stems(m.group(0)) & keep else m.group(0), sentence)
+    out = re.sub(r"\s+([,.;:])", r"\1", out)
+    if len(out.split()) <= longer:
+        return out
+    if _SUBORDINATE.match(out):  # "Although ..., the third single, ..., reached #9": no clause before the main one ends it
+        return out
+    for m in _ADDED.finditer(out):
+        head, tail = out[:m.start()], out[m.end():]
+        if head.count("(") != head.count(")") or head.count('"') % 2 or head.count("“") != head.count("”"):
+            continue
+        if len(head.split()) < MIN_WORDS or not _VERB.search(head) or _ENDS_SMALL.search(head):
+            continue
+        last = re.split(r"[,;(]", head)[-1]  # the clause the cut would end
+        if _OPEN.search(last) or len(last.split()) < 3:  # left open; or an item of a list ("rock, R&B, and soul")
+            continue
+        if (stems(tail) & (keep - stems(head))) or (numbers and re.search(r"\d", tail)):
+            continue  # the cut clause says what the question or the answer needs
+        return head.rstrip(" ,;:") + "."
+    return out

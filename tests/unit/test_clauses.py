@@ -1,0 +1,66 @@
+"""A long document sentence shown as its leading clauses (engine/text/clauses.py)."""
+from vericite.engine.text.clauses import asks_number, leading_clauses
+from vericite.engine.text.content import answer_words
+
+OZ = ("Oz the Great and Powerful is a 2013 American fantasy adventure film directed by Sam Raimi and produced by "
+      "Joe Roth, from a screenplay written by David Lindsay-Abaire and Mitchell Kapner.")
+
+
+def cut(sentence: str, question: str, keep: str = "", longer: int = 20) -> str:
+    return leading_clauses(sentence, answer_words(question, "") | answer_words(keep, ""), asks_number(question), longer)
+
+
+def test_a_long_sentence_ends_before_the_first_clause_that_adds_to_it():
+    q = "Who produced Oz the Great and Powerful?"
+    assert cut(OZ, q) == ("Oz the Great and Powerful is a 2013 American fantasy adventure film directed by Sam Raimi "
+                          "and produced by Joe Roth.")
+    assert cut(OZ, q, longer=40) == OZ  # not longer than asked: as written
+    rolling = ("Rolling Stone was founded in San Francisco in 1967 by Jann Wenner, who is still the magazine's "
+               "publisher, and the music critic Ralph J. Gleason.")
+    assert cut(rolling, "Who founded Rolling Stone?") == "Rolling Stone was founded in San Francisco in 1967 by Jann Wenner."
+    # a clause holding a word of the question or the answer stays
+    assert cut(OZ, "Who wrote the screenplay of Oz the Great and Powerful?") == OZ
+    assert cut(rolling, "Who founded Rolling Stone?", keep="Ralph J. Gleason") == rolling
+
+
+def test_asides_without_numbers_go_and_numbers_stay_for_a_question_about_one():
+    tenerife = ("Tenerife (; ] ) is the largest and most populated island of the seven Canary Islands, an "
+                "archipelago off the coast of Africa that belongs to Spain and is visited by tourists.")
+    assert cut(tenerife, "Which island is in the Canary Islands?") == (
+        "Tenerife is the largest and most populated island of the seven Canary Islands.")
+    born = ("Am Rong (1929 – May 1975) was a Cambodian soldier and filmmaker, who acted as a spokesman on military "
+            "matters for the Khmer Republic during the Cambodian Civil War from 1970.")
+    assert cut(born, "Who was born first, Am Rong or Ava DuVernay?") == born  # a year in the cut clause
+    assert cut(born, "What was Am Rong's job?") == "Am Rong (1929 – May 1975) was a Cambodian soldier and filmmaker."
+
+
+def test_no_cut_inside_brackets_a_list_or_a_clause_left_open():
+    hall = ("Daryl Franklin Hohl, known professionally as Daryl Hall, is an American rock, R&B, and soul singer; "
+            "keyboardist, guitarist, songwriter and producer.")
+    assert cut(hall, "Who is Daryl Hall?") == hall
+    sims = ("Reynolds v. Sims was a United States Supreme Court case that ruled that unlike in the election of the "
+            "United States Senate, in the election of any chamber of a state legislature the districts must be equal.")
+    assert cut(sims, "What did Reynolds v. Sims rule?") == sims
+
+
+def test_a_list_is_never_cut():
+    trees = ("Screaming Trees was an American rock band formed in Ellensburg, Washington in 1985 by vocalist Mark "
+             "Lanegan, guitarist Gary Lee Conner, bass player Van Conner and drummer Mark Pickerel.")
+    assert cut(trees, "Which band had more members, Screaming Trees or Letters to Cleo?") == trees
+    assert cut(trees, "Where was Screaming Trees formed?") == trees
+    manila = ("The Battle of Manila was fought by American and Filipino forces against Japanese troops in Manila, "
+              "the capital city of the Philippines and its largest port.")
+    assert cut(manila, "Who fought in the Battle of Manila?") == (
+        "The Battle of Manila was fought by American and Filipino forces against Japanese troops in Manila.")
+
+
+def test_a_name_in_brackets_and_a_sentence_opening_with_although_stay():
+    lenny = ("Thirty years later, Lenny (Adam Sandler) has become an ambitious Hollywood talent agent with his wife, "
+             "fashion designer Roxanne (Salma Hayek), and his three children.")
+    assert cut(lenny, "Who plays the wife of Lenny in Grown Ups?") == lenny
+    laura = ("Although not as commercially successful as its predecessor (it was only certified Gold by the RIAA), "
+             "the third single, Think of Laura, reached number 9 on the Hot 100 in 1984 and was his last hit.")
+    assert cut(laura, "Which single of Christopher Cross reached the Top 10?") == laura
+    war = ("The Second Anglo–Afghan War (Pashto: د افغان-انګرېز دويمه جګړه) was a military conflict fought between the "
+           "British Raj and the Emirate of Afghanistan, when the latter was ruled by Sher Ali Khan.")
+    assert cut(war, "Who fought the Second Anglo-Afghan War?").startswith("The Second Anglo–Afghan War was a military")
