@@ -39,7 +39,7 @@ from .nli.grading import grade
 from .records import Document, Quote, Statement
 from .text.citations import format_citations, merge_adjacent, strip_citations
 from .text.clauses import asks_number, leading_clauses
-from .text.compare import both_say, compared, in_common, same
+from .text.compare import both_say, compared, elsewhere, in_common, same
 from .text.content import FUNCTION_WORDS, adds, answer_words, carried, stems, yes_no_question
 from .text.entities import SUBJECT_NOUN, SUBJECT_PRONOUNS, bare_title, found
 from .text.relevance import bm25_scores
@@ -284,8 +284,11 @@ def same_said(d: Draft, f: Facts) -> Draft:
     """A "Yes" or "No" to "Are A and B in the same province?" (or of the same nationality) that failed the
     final check passes when the passing sentences about each give the two provinces and they make it
     the answer (:func:`~vericite.engine.text.compare.same`: "the Jiangsu province", "Sichuan province"):
-    a sentence-pair checker cannot compare two documents' provinces."""
-    word = same(f.question, [s.text for s in d.sentences if s.verdict == R.SUPPORTED])
+    a sentence-pair checker cannot compare two documents' provinces. So does a "No" to "Are both A and B located
+    in Michigan?" when the passing sentence about one places it in another state ("in Elko County, Nevada") or,
+    for "from the U.S.?", gives another nationality (:func:`~vericite.engine.text.compare.elsewhere`)."""
+    passing = [s.text for s in d.sentences if s.verdict == R.SUPPORTED]
+    word = same(f.question, passing) or elsewhere(f.question, passing)
     failed = [s for s in d.sentences if s.verdict != R.SUPPORTED and word and _bare(s).casefold() == word.casefold()]
     return _passed(d, failed, "same said", "the sentences about each give what the question compares") if failed else d
 

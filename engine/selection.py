@@ -31,6 +31,7 @@ from .text.compare import (
     choices,
     common,
     compared,
+    elsewhere,
     in_common,
     measures,
     same,
@@ -674,6 +675,8 @@ def conclusion(sel: Selection, question: str, opening: str = "", lang: str = "en
     """The short answer a yes/no or comparison question needs said, for the answer to open with:
     for "Are A and B in the same province?" the "Yes" or "No" the ``shown`` sentences' provinces (or
     nationalities) give (:func:`~vericite.engine.text.compare.same`), else
+    "No" when a sentence about one of the two things places it in another US state than the one asked, or
+    outside the United States (:func:`~vericite.engine.text.compare.elsewhere`), else
     the model's "Yes"/"No" to a yes/no question ("Are both ...?"), else the one stage 1's ``first``
     sentence or ``opening`` starts with ("Yes, both ..."), else "Yes" when, for each of the two things the
     question asks the same of, a ``shown`` sentence naming it alone says every other word of the question
@@ -695,7 +698,7 @@ def conclusion(sel: Selection, question: str, opening: str = "", lang: str = "en
         # the shown sentences' provinces or nationalities decide "the same ...?"; else the model's or stage 1's
         # word; else, when nobody said it, "Yes" when a shown sentence about each says what the question asks
         said = next((w.capitalize() for t in (sel.answer, first, opening) if (w := yes_no_word(t))), "")
-        return same(question, shown) or said or ("Yes" if both_say(question, shown) else "")
+        return same(question, shown) or elsewhere(question, shown) or said or ("Yes" if both_say(question, shown) else "")
     shared = in_common(question, shown)  # "A and B are both what kind of film?": "Documentary"
     if shared:
         return shared[0].upper() + shared[1:]

@@ -35,10 +35,11 @@ _AUX = r"^\W*(?:is|are|was|were|do|does|did|have|has|had)\s+"
 _BOTH = re.compile(_AUX + r"(?:the\s+)?(?P<a>.+?)\s+and\s+(?:the\s+)?(?P<b>.+?)\s+both\b", re.I)
 _BOTH_FIRST = re.compile(_AUX + r"both\s+(?:the\s+)?(?P<a>.+?)\s+and\s+(?:the\s+)?(?P<rest>.+)$", re.I)
 _SAME = re.compile(_AUX + r"(?:the\s+)?(?P<a>.+?)\s+and\s+(?:the\s+)?(?P<rest>.+?\bthe\s+same\b.*)$", re.I)
-# what two things have in common: "What type of media does Bitter Jester and Sicko have in common?",
+# what two things have in common: "What type of media does Bitter Jester and Sicko have in common?", "What
+# occupation do Chris Menges and Aram Avakian share?",
 # '"A Summer in the Cage" and "American Hardcore" are both what kind of film?', "What genre are both A and B?"
 _COMMON = re.compile(r"^\W*(?:what|which)\b.*?\b(?:do|does|did)\s+(?:the\s+)?(?P<a>.+?)\s+and\s+(?:the\s+)?"
-                     r"(?P<b>.+?)\s+(?:have|share)\s+in\s+common$", re.I)
+                     r"(?P<b>.+?)\s+(?:both\s+)?(?:have\s+in\s+common|share(?:\s+in\s+common)?)$", re.I)
 _BOTH_WHAT = re.compile(r"^\W*(?:the\s+)?(?P<a>.+?)\s+and\s+(?:the\s+)?(?P<b>.+?)\s+(?:are|were)\s+both\s+(?:what|which)\b",
                         re.I)
 _WHAT_BOTH = re.compile(r"^\W*(?:what|which)\b[^,]*?\b(?:are|were)\s+both\s+(?:the\s+)?(?P<a>.+?)\s+and\s+"
@@ -139,7 +140,7 @@ def choices(question: str) -> list[str]:
 def both(question: str) -> list[str]:
     """The two things a yes/no question asks the same of ("Are Sutera and Rhodotypos both types of
     shrub?" -> ["Sutera", "Rhodotypos"]; "Were both A and B ...?"; "Are A and B from the same
-    country?"); [] for another question."""
+    country?"; "Were the bands A and B from the U.S.?"); [] for another question."""
     q = question.strip().rstrip("?").rstrip()
     for pattern in (_BOTH, _BOTH_FIRST, _SAME):
         m = pattern.match(q)
@@ -149,7 +150,18 @@ def both(question: str) -> list[str]:
         b = _tail_name(m.group("b")) if "b" in m.groupdict() else _lead_name(m.group("rest"))
         if a and b:
             return [a, b]
-    return []
+    found = _placed_pair(q)
+    return [found[0], found[1]] if found else []
+
+
+def _placed_pair(q: str) -> tuple[str, str, str] | None:
+    """The two things and the place of "Were the bands Skin Yard and Ostava from the U.S" (no "?"); None
+    for another question."""
+    m = _PLACE_Q.match(q)
+    if not m or not (a := _tail_name(m.group("a").rstrip(" ,"))) or not (b := _lead_name(m.group("b"))) \
+            or b != m.group("b").strip():
+        return None
+    return a, b, m.group("place")
 
 
 def common(question: str) -> list[str]:
@@ -171,11 +183,17 @@ def two_things(question: str) -> list[str]:
     return choices(question) or both(question) or common(question)
 
 
+def _opens_with(pair: Sequence[str], sentence: str) -> bool:
+    """Whether ``sentence`` opens with one of the two things ("The Staten Island Catapult is ...")."""
+    return any(re.match(rf"\W*(?:the\s+)?{re.escape(n)}\b", sentence, re.I) for n in pair)
+
+
 def in_common(question: str, sentences: Sequence[str]) -> str:
     """What two things have in common (:func:`common`), as the first sentence of ``sentences`` naming
-    each alone (:func:`alone`) says it: the lower-case word both say and the question does not ("a
+    each alone (:func:`alone`) and opening with it says it: the lower-case word both say and the question does not ("a
     documentary starring ...", "a 2007 American documentary film by ..." -> "documentary"), the one
-    right before the kind asked for ("film") in both when several are; "" when the question asks no
+    right before the kind asked for ("film") in both when several are, else the one no word follows in both
+    ("film director", "film editor and director" -> "director"); "" when the question asks no
     such thing, a side has no sentence, or the two share no such word or several. A sentence-pair
     checker cannot join two documents' sentences."""
     pair = common(question)
@@ -187,17 +205,21 @@ def in_common(question: str, sentences: Sequence[str]) -> str:
         out = [w for w in re.findall(r"[^\W\d_][\w-]*", sentence) if w[0].islower() and answer_words(w, asked)]
         return out or None
 
-    sides = _per_side(pair, sentences, words)
+    # a sentence about the thing itself ("Chris Menges is an English cinematographer"), not one naming it
+    # among other things ("CrissCross is a 1992 film directed by Chris Menges"): the one that opens with it
+    sides = _per_side(pair, [x for x in sentences if _opens_with(pair, x)], words)
     if sides is None:
         return ""
     other = stems(" ".join(sides[1]))
     shared = list(dict.fromkeys(w.lower() for w in sides[0] if answer_words(w, asked) & other))
     kind = _KIND.search(question)
+    said = [next(x for x in sentences if alone(n, o, x) and _opens_with(pair, x)) for n, o in (pair, pair[::-1])]
     if len(shared) > 1 and kind:  # "documentary film" in both: the word before the kind
-        noun = kind.group("noun")
-        before = [w for w in shared if all(re.search(rf"\b{re.escape(w)}\s+{noun}", s, re.I) for s in
-                                             (next(x for x in sentences if alone(n, o, x)) for n, o in (pair, pair[::-1])))]
+        before = [w for w in shared if all(re.search(rf"\b{re.escape(w)}\s+{kind.group('noun')}", s, re.I) for s in said)]
         shared = before or shared
+    elif len(shared) > 1:  # "film director", "film editor and director": the noun, not the word before one
+        heads = [w for w in shared if not all(re.search(rf"\b{re.escape(w)}\s+[a-z]", s, re.I) for s in said)]
+        shared = heads or shared
     return shared[0] if len(shared) == 1 else ""
 
 
@@ -388,12 +410,16 @@ def compared(question: str, sentences: Sequence[str]) -> str | None:
     return by_dates(question, sentences) or by_numbers(question, sentences)
 
 
-_COMPARING = stems(f"{_ORDER_WORDS} {_MORE_WORDS} {_FEWER_WORDS} both same")
+#: words that compare, and words that only frame what is said ("described as a genus", "types of plant"):
+#: a sentence saying "X is a genus" says what "Is X described as a genus?" asks
+_COMPARING = stems(f"{_ORDER_WORDS} {_MORE_WORDS} {_FEWER_WORDS} both same described considered classified regarded "
+                   "termed type types kind kinds sort")
 
 
 def topic(question: str) -> frozenset[str]:
-    """The content stems of a question about two things (:func:`two_things`) besides the two things
-    and the words that compare ("comedy", "film" of "Which is a comedy film, A or B?")."""
+    """The content stems of a question about two things (:func:`two_things`) besides the two things,
+    the words that compare and those that frame (:data:`_COMPARING`: "comedy", "film" of "Which is a
+    comedy film, A or B?"; "genus" of "Are both A and B described as a genus?")."""
     return answer_words(question, " ".join(two_things(question))) - _COMPARING
 
 
@@ -464,6 +490,62 @@ def same(question: str, sentences: Sequence[str]) -> str:
 
     values = _per_side(pair, sentences, value)
     return "" if values is None else ("Yes" if values[0] == values[1] else "No")
+
+
+_US_STATES = frozenset("""Alabama Alaska Arizona Arkansas California Colorado Connecticut Delaware Florida Georgia Hawaii
+Idaho Illinois Indiana Iowa Kansas Kentucky Louisiana Maine Maryland Massachusetts Michigan Minnesota Mississippi
+Missouri Montana Nebraska Nevada Ohio Oklahoma Oregon Pennsylvania Tennessee Texas Utah Vermont Virginia Washington
+Wisconsin Wyoming""".split()) | {"New Hampshire", "New Jersey", "New Mexico", "New York", "North Carolina",
+                                 "North Dakota", "Rhode Island", "South Carolina", "South Dakota", "West Virginia"}
+_THE_US = frozenset({"U.S.", "US", "USA", "U.S.A.", "United States", "United States of America", "America"})
+#: "Are both A and B located in Michigan?", "Were the bands A and B from the U.S.?"
+_PLACE_Q = re.compile(f"(?i:{_AUX})" + r"(?:both\s+)?(?:the\s+(?:[a-z]+\s+)?)?(?P<a>.+?)\s+and\s+(?:the\s+)?(?P<b>.+?)\s+"
+                      r"(?:both\s+)?(?:(?:located|based|headquartered|situated|found)\s+in|from|in)\s+(?:the\s+)?(?P<place>[A-Z][\w.]*"
+                      r"(?:\s+(?:of\s+)?[A-Z][\w.]*)*)$")
+#: countries a sentence places a thing in ("an alternative rock band from Bulgaria"): not the United States
+_COUNTRIES = frozenset("""Britain England Scotland Wales Ireland France Germany Italy Spain Portugal Netherlands Belgium
+Switzerland Austria Sweden Norway Denmark Finland Iceland Poland Russia Ukraine Greece Turkey Hungary Romania Bulgaria
+Serbia Croatia Canada Mexico Brazil Argentina Chile Colombia Peru Cuba Australia Japan China Korea India Pakistan Iran
+Iraq Israel Egypt Nigeria Kenya Philippines Indonesia Vietnam Thailand Malaysia Singapore Qatar""".split()) | {
+    "United Kingdom", "New Zealand", "South Africa", "Czech Republic", "South Korea", "North Korea"}
+# the words a sentence names the United States by; the nationalities that are not it
+_US_WORDS = re.compile(r"\b(?:American|United States|U\.S\.|USA)\b")
+_ELSEWHERE = DEMONYMS - {"american", "christian", "catholic", "muslim", "jewish", "roman", "byzantine"}
+
+
+def elsewhere(question: str, sentences: Sequence[str]) -> str:
+    """"No" to a question asking whether two things are in one US state or in the United States ("Are both
+    Elko Regional Airport and Gerald R. Ford International Airport located in Michigan?", "Were the bands
+    Skin Yard and Ostava from the U.S.?") when the first sentence of ``sentences`` opening with one of them
+    and naming it alone (:func:`alone`; not "A in Qatar", a part of it) that places it places it elsewhere:
+    another state and not the one asked ("in Elko County, Nevada"), or, for the United States, a nationality
+    not American or another country, and no American place ("a Bulgarian band", "a band from Bulgaria"); ""
+    otherwise (a "Yes" is the sentences saying the place: :func:`both_say`). A sentence-pair checker cannot
+    say "not both" from one document."""
+    found = _placed_pair(question.strip().rstrip("?").rstrip())
+    if not found or (found[2] not in _US_STATES and found[2] not in _THE_US):
+        return ""
+    a, b, place = found
+
+    def placed(sentence: str) -> bool | None:  # True: there; False: elsewhere; None: says neither
+        # a state as a place is written: "in Elko County, Nevada", "from Michigan" (not "a Texas businessman")
+        states = {st for st in _US_STATES if re.search(rf"(?:,\s*|\b(?:in|from)\s+(?:the\s+state\s+of\s+)?){st}\b", sentence)}
+        if place in _US_STATES:
+            return True if place in states else (False if states else None)
+        if states or _US_WORDS.search(sentence):
+            return True
+        if any(w.lower() in _ELSEWHERE for w in re.findall(r"[A-Z][a-z]+", sentence)):
+            return False
+        return False if any(re.search(rf"\b(?:from|in)\s+(?:the\s+)?{c}\b", sentence) for c in _COUNTRIES) else None
+
+    for name, other in ((a, b), (b, a)):
+        # a sentence about the thing itself, opening with it; not one about a part of it elsewhere
+        # ("Carnegie Mellon University in Qatar is one of the branch campuses ...")
+        about = [s for s in sentences if alone(name, other, s) and _opens_with([name], s)
+                 and not re.search(rf"\b{re.escape(name)}\s+(?:in|of)\s+[A-Z]", s)]
+        if next((v for s in about if (v := placed(s)) is not None), None) is False:
+            return "No"
+    return ""
 
 
 def measures(question: str, name: str, other: str, sentence: str) -> bool:

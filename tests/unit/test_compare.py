@@ -6,6 +6,7 @@ from vericite.engine.text.compare import (
     both,
     both_say,
     common,
+    elsewhere,
     in_common,
     by_dates,
     by_numbers,
@@ -248,6 +249,14 @@ def test_what_two_things_have_in_common_is_the_word_the_sentences_about_each_sha
     assert common('"A Summer in the Cage" and "American Hardcore" are both what kind of film?') == [
         "A Summer in the Cage", "American Hardcore"]
     assert common("What genre are both Rush and Toto?") == ["Rush", "Toto"]
+    assert common("What occupation do Chris Menges and Aram Avakian share?") == ["Chris Menges", "Aram Avakian"]
+    assert in_common("What occupation do Chris Menges and Aram Avakian share?", [
+        "Chris Menges is an English cinematographer and film director.",
+        "Aram Avakian was an American film editor and director."]) == "director"
+    # a sentence naming one among other things is not about it ("a film directed by Chris Menges")
+    assert in_common("What occupation do Chris Menges and Aram Avakian share?", [
+        "CrissCross is a film directed by Chris Menges, based on his novel.",
+        "Cops and Robbers is a film directed by Aram Avakian, expanded into a novel."]) == ""
     assert common("What do dogs and cats have in common?") == [] and common("Who are both A and B?") == []
     jester = "Bitter Jester is a documentary starring Maija DiGiorgio and Kenny Simmons."
     sicko = "Sicko is a 2007 American documentary film by Michael Moore."
@@ -259,3 +268,31 @@ def test_what_two_things_have_in_common_is_the_word_the_sentences_about_each_sha
     assert in_common(q, ["A Smith is a short documentary film starring him.",
                          "B Jones is a short documentary film starring her."]) == "documentary"
     assert in_common("Which film, A Smith or B Jones, is older?", [jester, sicko]) == ""
+
+
+def test_no_when_a_sentence_places_one_of_them_elsewhere():
+    q = "Are both Elko Regional Airport and Gerald R. Ford International Airport located in Michigan?"
+    elko = "Elko Regional Airport is a mile west of downtown Elko, in Elko County, Nevada."
+    ford = "Gerald R. Ford International Airport is located in Cascade Township, Michigan."
+    assert both(q) == ["Elko Regional Airport", "Gerald R. Ford International Airport"]
+    assert elsewhere(q, [elko, ford]) == "No"
+    assert elsewhere(q, [ford]) == ""  # the other one's place is not given
+    assert elsewhere(q, ["Elko Regional Airport was opened by a Texas businessman.", ford]) == ""  # no place
+    q = "Were the bands Skin Yard and Ostava from the U.S.?"
+    assert both(q) == ["Skin Yard", "Ostava"]
+    skin = "Skin Yard was an American grunge band from Seattle, Washington."
+    assert elsewhere(q, [skin, "Ostava is a Bulgarian alternative rock band."]) == "No"
+    assert elsewhere(q, [skin, "Ostava is a Bulgarian-American rock band."]) == ""
+    assert elsewhere(q, [skin, "Ostava is an alternative rock band from Bulgaria."]) == "No"
+    assert elsewhere("Are both Paris and Lyon located in France?", ["Paris is in Nevada.", "Lyon is in Texas."]) == ""
+    q = "Are both Rutgers University and Carnegie Mellon University located in America?"
+    assert elsewhere(q, ["Rutgers University is in New Jersey.", "Carnegie Mellon University in Qatar is one of "
+                         "the branch campuses of Carnegie Mellon University, located in Doha, Qatar."]) == ""
+
+
+def test_words_that_only_frame_what_is_asked_need_not_be_said():
+    q = "Are both Dictyosperma, and Huernia described as a genus?"
+    genera = ["Dictyosperma is a monotypic genus of flowering plant in the palm family.",
+              "Huernia is a genus of stem succulents from Eastern and Southern Africa."]
+    assert both_say(q, genera)
+    assert not both_say(q, [genera[0], "Huernia is a plant from Eastern and Southern Africa."])

@@ -684,6 +684,32 @@ def test_the_same_province_is_answered_by_the_provinces_the_sentences_give():
                           ["A Smith is an American director.", "B Jones was an American filmmaker."]) == "Yes"
 
 
+def test_no_when_the_sentence_about_one_places_it_in_another_state():
+    # stage 1 says "Yes" (wrong); the sentence about Elko places it in Nevada: the answer opens with "No",
+    # which the checker cannot say from one document and the place passes
+    q = "Are both Elko Regional Airport and Gerald R. Ford International Airport located in Michigan?"
+    texts = [("Elko Regional Airport", "Elko Regional Airport is a mile west of downtown Elko, in Elko County, Nevada."),
+             ("Gerald R. Ford International Airport", "Gerald R. Ford International Airport is located in Cascade "
+                                                      "Township, Michigan.")]
+    replies = {"answer": "Yes, both are located in Michigan [1][2].", "select": "Sentences: {Gerald}\nAnswer: Yes",
+               "claim": "No, they are not both located in Michigan."}
+    texts_elko = texts[0]
+    res = answer_about_two(q, texts, replies)
+    assert res.answer.startswith("No [1, 2]. ") and "Elko County, Nevada [1]." in res.answer
+    assert any("same said: " in n for n in res.stages[-1].notes)
+    texts[0] = ("Elko Regional Airport", "Elko Regional Airport is a mile west of downtown Grand Rapids, Michigan.")
+    res = answer_about_two(q, texts, replies)
+    assert not res.answer.startswith("No")
+    # stage 1's own "Yes, ..." sentence is shown without its "Yes" (the checker here passes only the words a
+    # document has, so the document says it too): the opening answers
+    texts = [texts_elko, (texts[1][0], "Yes, Gerald R. Ford International Airport is located in Cascade Township, Michigan.")]
+    said = {**replies, "answer": "Yes, Gerald R. Ford International Airport is located in Cascade Township, Michigan [2].",
+            "extract:2": "Ford is busy.", "select": "Sentences: {Yes,}\nAnswer: Yes"}
+    res = answer_about_two(q, texts, said)
+    assert res.answer.startswith("No [1, 2]. ") and "Yes" not in res.answer
+    assert "Gerald R. Ford International Airport is located in Cascade Township, Michigan [2]." in res.answer
+
+
 def test_what_two_things_have_in_common_is_answered_by_the_word_the_sentences_about_each_share():
     # the model picks one side only; the answer gives a sentence about each and opens with what they share,
     # which the checker cannot join from two documents and the two sentences pass
