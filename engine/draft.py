@@ -11,6 +11,7 @@ warnings added:
    :func:`both_said`     a "Yes" to "Are A and B both X?" passes when a sentence about each says X;
    :func:`same_said` / :func:`common_said`  "the same province?" / "both what kind of film?" answered by the sentences about each;
 3. :func:`strict`        failing sentences removed (or only reported), the verified sentences as fallback;
+   :func:`one_answer`    after an opening "Yes"/"No", a later sentence's own "Yes, " goes;
    :func:`trimmed`       a long passing sentence shown as its leading clauses when those pass too;
 4. :func:`put_back_statements` / :func:`put_back_facts`  verified sentences the merge lost, put back, checked
    (not after the answer step, :mod:`~vericite.engine.selection`: its picks are the answer);
@@ -346,6 +347,26 @@ def strict(d: Draft, f: Facts) -> Draft:
     return d
 
 
+def one_answer(d: Draft, f: Facts) -> Draft:
+    """After a passing opening "Yes" or "No" (the short answer), a later sentence's own opening "Yes, " or "No, "
+    goes ("No [1, 5]. Yes, Skin Yard was an American grunge band ..." -> "... Skin Yard was ..."): the opening
+    answers; the sentence says the rest (less than was checked, nothing new)."""
+    passing = [s for s in d.sentences if s.verdict == R.SUPPORTED]
+    if not passing or _bare(passing[0]).casefold() not in ("yes", "no"):
+        return d
+    changed: dict[int, Statement] = {}
+    for s in passing[1:]:
+        m = re.match(r"(?:Yes|No),\s+(?=\w)", s.text)
+        if m:
+            rest = s.text[m.end():]
+            text = rest[0].upper() + rest[1:]
+            changed[id(s)] = replace(s, text=text, raw=merge_adjacent(with_citations(replace(s, text=text))))
+    if changed:
+        d = d.note(f"one answer: the opening {_bare(passing[0])!r} answers; {len(changed)} later sentence(s) without "
+                   "their own")
+    return d.revise(changed) if changed else d
+
+
 _ENDING_MARKS = re.compile(r"(?:\s*\[[\d,\s*]+\])+\s*[.!?]?\s*$")
 _INNER_MARK = re.compile(r"\[\d")
 
@@ -356,8 +377,8 @@ def trimmed(d: Draft, f: Facts) -> Draft:
     fantasy adventure film directed by Sam Raimi and produced by Joe Roth, from a screenplay written by
     ..." -> "... produced by Joe Roth.") when those pass the final check too; what they cut holds no word
     of the question or of the answer (the answer step's short answer, else stage 1's sentences) and, for a
-    question asking a date or number, no number. Documents' sentences run long; the answer needs the
-    clause that carries it."""
+    question asking a date or number, no number; an empty aside ("Tenerife ( ; ] ) is ...") goes at any length.
+    Documents' sentences run long; the answer needs the clause that carries it."""
     if not f.settings.trim_words or f.lang != "en":
         return d
     said = d.answer or " ".join(s.text for s in f.statements)
@@ -510,7 +531,7 @@ def windows(text: str, lang: str = "en", size: int = 3) -> list[tuple[int, int]]
 
 #: stage 3's rules, in the order they run
 RULES: tuple[Rule, ...] = (final_check, as_written, add_nothing, compared_by_measure, both_said, same_said,
-                           common_said, strict, trimmed, put_back_statements, put_back_facts, lenient_marks,
+                           common_said, strict, one_answer, trimmed, put_back_statements, put_back_facts, lenient_marks,
                            marks_before_stop, quotes)
 
 

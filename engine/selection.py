@@ -173,6 +173,8 @@ class Picked:
 _SINGULAR = SUBJECT_PRONOUNS
 _PRONOUN = re.compile(rf"^(?P<p>{_SINGULAR})\b(?=\s)")
 _POSSESSIVE = frozenset({"His", "Her", "Its"})
+#: "They rose to prominence ...": a band's document says "They" where it opened "Slade are an English ... band"
+_PLURAL = re.compile(r"^(?P<p>They|Their)\b(?=\s)")
 #: "The film stars ...": a document names its subject once, then calls it by what it is
 #: not "The film Awake", "The song \"X\"", "The town of Wytheville" (it names itself)
 _DEFINITE = re.compile(rf"^(?P<p>{SUBJECT_NOUN})(?=\s+(?!of\b)[a-z])")
@@ -248,7 +250,9 @@ def resolve_pronoun(s: Statement, titles: Sequence[str], texts: Sequence[str] = 
     gets "'s"; a title's closing parenthesis, "Steve Smith (musician)", is dropped), and so is an
     opening "The <noun>" followed by a lower-case word when the document's opening sentence names the
     title and says it is a <noun> ("The film stars Douglas Smith" in "The Bye Bye Man is a 2017 American
-    horror film ..."; not "The film Awake was ...", "The television series featured"): a fact copied
+    horror film ..."; not "The film Awake was ...", "The television series featured"), and so is an
+    opening "They"/"Their" when the document opens "<title> are/were ..." ("They rose to prominence" in
+    "Slade are an English glam rock band ..." -> "Slade rose to prominence"): a fact copied
     from a document says "He" for the document's subject, which in an answer of several
     sentences reads as someone else. Unchanged when it cites several documents, its document's
     title does not read as a name (:func:`_a_name`), or, with the documents' ``texts`` given, the
@@ -256,7 +260,7 @@ def resolve_pronoun(s: Statement, titles: Sequence[str], texts: Sequence[str] = 
     release's "Он", which means Yandex Market; a snippet that never names its subject: the checker,
     which reads the text and not the title, would fail the name). The final check then checks the
     sentence as resolved."""
-    m = _PRONOUN.match(s.text) or _DEFINITE.match(s.text)
+    m = _PRONOUN.match(s.text) or _DEFINITE.match(s.text) or _PLURAL.match(s.text)
     if not m or len(s.citations) != 1 or not 1 <= s.citations[0] <= len(titles):
         return s
     name = bare_title(titles[s.citations[0] - 1])
@@ -269,7 +273,11 @@ def resolve_pronoun(s: Statement, titles: Sequence[str], texts: Sequence[str] = 
                 rf"\b(?:is|was|are|were)\s+(?:a|an|the)\s+(?:[\w'’-]+\s+){{0,6}}{re.escape(m.group('noun'))}\b",
                 opener.group(0)):
             return s
-    name = f"{name}'s" if m.group("p") in _POSSESSIVE else name
+    if m.group("p") in ("They", "Their"):  # "They" is the subject only where the document opens "<title> are ..."
+        opener = _OPENING.match(texts[s.citations[0] - 1]) if len(texts) >= s.citations[0] else None
+        if not opener or not re.match(rf"\W*(?:The\s+)?{re.escape(name)}\s+(?:are|were)\b", opener.group(0)):
+            return s
+    name = f"{name}'s" if m.group("p") in _POSSESSIVE | {"Their"} else name
     text = name + s.text[m.end():]
     return replace(s, text=text, raw=text)
 

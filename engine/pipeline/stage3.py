@@ -128,8 +128,6 @@ def _pick(pipe: VeriCite, q: Question, st: Stage, verified: list[Statement], sai
     short = conclusion(sel, q.text, opening, q.lang, [s.text for s in picked.sentences],
                        said[0] if said else "") if picked.sentences else ""
     if short:  # "Yes" / the one compared: a fragment the final check makes a claim of and checks
-        # the opening says it: a stage-1 sentence's own "Yes, ..." goes ("No [1, 5]. Yes, Skin Yard was ...")
-        sentences = [with_citations(_without_yes_no(s)) for s in picked.sentences]
         sentences.insert(0, _short_answer(short, picked.sentences))
         notes += (f"answer: opens with the short answer {short!r}, cited with the sentences shown",)
     draft = Draft.of(merge_adjacent(" ".join(sentences)), notes, picked=True, quoted=quoted, answer=sel.answer)
@@ -241,16 +239,6 @@ def _short_answer(short: str, shown: Sequence[Statement]) -> str:
     ``shown`` sentences cite: the final check rewrites it as a claim with the question and checks it."""
     cites = tuple(dict.fromkeys(c for s in shown for c in s.citations))
     return with_citations(Statement(R.REFINE, f"{short}.", cites, R.KEPT, None, short))
-
-
-def _without_yes_no(s: Statement) -> Statement:
-    """``s`` without an opening "Yes, " or "No, " ("Yes, Skin Yard was an American grunge band" -> "Skin Yard
-    was ..."); ``s`` itself when it has none."""
-    m = re.match(r"(?:Yes|No),\s+(?=\w)", s.text)
-    if not m:
-        return s
-    rest = s.text[m.end():]
-    return replace(s, text=rest[0].upper() + rest[1:])
 
 
 def _quote(i: int, sent: str) -> Statement:

@@ -41,6 +41,7 @@ _NUMBERS = re.compile(r"\b(?:when|year|years|date|first|earlier|earliest|later|l
 _SUBORDINATE = re.compile(r"\W*(?:although|though|while|when|whenever|if|unless|because|since|as|after|before|unlike|"
                           r"despite|whereas|once)\b", re.I)
 _ASIDE = re.compile(r"\s*\([^()\d]*\)")
+_EMPTY_ASIDE = re.compile(r"\s*\([^()\w]*\)")
 _ENDS_SMALL = re.compile(r"\b(?:and|or|of|the|a|an|to|in|on|at|by|for|with|as|&)$", re.I)
 MIN_WORDS = 6  # the leading clauses: at least this many words
 
@@ -60,17 +61,20 @@ def asks_number(question: str) -> bool:
 
 
 def leading_clauses(sentence: str, keep: frozenset[str], numbers: bool, longer: int) -> str:
-    """``sentence`` (str, no citation marks, ending with its full stop) shortened when it has more than
-    ``longer`` words: asides in brackets without a digit or a ``keep`` stem removed ("Tenerife (; ] ) is
-    ..."), then, when still longer, cut before the first clause that adds to the ones before it and holds
+    """``sentence`` (str, no citation marks, ending with its full stop) without an empty aside ("( ; ] )"), and
+    shortened when it has more than ``longer`` words: asides in brackets that say nothing a reader needs and
+    hold no digit or ``keep`` stem removed ("(Pashto: ...)"), then, when still longer, cut before the first
+    clause that adds to the ones before it and holds
     no ``keep`` stem (:func:`~vericite.engine.text.content.stems`) nor, with ``numbers``, a digit; the
     leading clauses hold at least :data:`MIN_WORDS` words and a verb, close every bracket and quote, and
     end with a full stop.
 
     Returns:
-        The shortened sentence, or ``sentence`` itself when it is not longer than ``longer`` words or
-        nothing may go.
+        The shortened sentence, or ``sentence`` itself (without an empty aside) when it is not longer than
+        ``longer`` words or nothing may go.
     """
+    # an empty aside ("Tenerife ( ; ] ) is ...", the trace of a pronunciation a page dropped) goes at any length
+    sentence = re.sub(r"\s+([,.;:])", r"\1", _EMPTY_ASIDE.sub("", sentence))
     if len(sentence.split()) <= longer:
         return sentence
     out = _ASIDE.sub(lambda m: "" if _idle(m.group(0)) and not stems(m.group(0)) & keep else m.group(0), sentence)

@@ -46,6 +46,7 @@ RELATIONS: dict[str, str] = {
     "based": "based headquartered headquarters",
     "headquartered": "headquartered headquarters based",
     "headquarters": "headquarters headquartered based",
+    "prominence": "prominence prominent",
 }
 
 

@@ -28,6 +28,8 @@ def test_asides_without_numbers_go_and_numbers_stay_for_a_question_about_one():
                 "archipelago off the coast of Africa that belongs to Spain and is visited by tourists.")
     assert cut(tenerife, "Which island is in the Canary Islands?") == (
         "Tenerife is the largest and most populated island of the seven Canary Islands.")
+    short = "Tenerife ( ; ] ) is the largest island of the seven Canary Islands."
+    assert cut(short, "Which island?") == "Tenerife is the largest island of the seven Canary Islands."  # at any length
     born = ("Am Rong (1929 – May 1975) was a Cambodian soldier and filmmaker, who acted as a spokesman on military "
             "matters for the Khmer Republic during the Cambodian Civil War from 1970.")
     assert cut(born, "Who was born first, Am Rong or Ava DuVernay?") == born  # a year in the cut clause

@@ -199,6 +199,25 @@ def test_an_opening_pronoun_becomes_the_cited_documents_title():
     assert picked.sentences[0].text == "Palms Casino Resort has 703 rooms and suites." and "resolved" in picked.notes[-1]
 
 
+def test_they_becomes_the_title_of_a_document_opening_with_it_as_a_plural():
+    slade = "Slade are an English glam rock band from Wolverhampton. They rose to prominence during the early 1970s."
+    they = fact("They rose to prominence during the early 1970s.", (1,))
+    assert SEL.resolve_pronoun(they, ["Slade"], [slade]).text == "Slade rose to prominence during the early 1970s."
+    assert SEL.resolve_pronoun(fact("Their first hit came in 1971.", (1,)), ["Slade"], [slade]).text == \
+        "Slade's first hit came in 1971."
+    # the document opens with its title as one ("Slade is ..."), or with someone else: "They" stays
+    for text in ("Slade is an English glam rock band. They rose to prominence.", "Noddy Holder and Jim Lea wrote it."):
+        assert SEL.resolve_pronoun(they, ["Slade"], [text]) is they
+    # the second hop stated by the resolved sentence leads the answer
+    q = 'When did the rock band that sang "All Join Hands" rise to prominence?'
+    song = fact('"All Join Hands" is a song by the British rock band Slade, released in 1984.', (2,))
+    quotes = [quote("Slade are an English glam rock band from Wolverhampton.", 1),
+              quote("They rose to prominence during the early 1970s.", 1)]
+    hop = SEL.next_hop(SEL.Picked((song,), ()), [], quotes, q, titles=["Slade", "All Join Hands"],
+                       texts=[slade, song.text])
+    assert [s.text for s in hop.sentences] == ["Slade rose to prominence during the early 1970s.", song.text]
+
+
 def test_when_no_pick_passes_the_answer_is_a_few_verified_sentences_not_all():
     from vericite.engine import draft as D
 

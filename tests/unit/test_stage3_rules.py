@@ -296,3 +296,13 @@ def test_a_long_passing_sentence_is_shown_as_its_leading_clauses_when_those_pass
     off = replace(f, settings=Settings(trim_words=0))
     d = D.final_check(D.Draft.of(D.with_citations(sentence(long))), off)
     assert D.trimmed(d, off) == d
+
+
+def test_after_an_opening_yes_a_sentences_own_yes_goes():
+    f = fake_facts()
+    d = D.one_answer(D.final_check(D.Draft.of("Yes [1, 2]. Yes, Peart drummed for Rush [1]."), f), f)
+    assert d.text() == "Yes [1, 2]. Peart drummed for Rush [1]." and any(n.startswith("one answer:") for n in d.notes)
+    # the opening failed (strict removed it): the sentence's own "Yes" is the answer and stays
+    f = fake_facts(bad_words=("Yes [1, 2].",))
+    d = D.strict(D.final_check(D.Draft.of("Yes [1, 2]. Yes, Peart drummed for Rush [1]."), f), f)
+    assert D.one_answer(d, f).text() == "Yes, Peart drummed for Rush [1]."
