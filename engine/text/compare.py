@@ -354,6 +354,32 @@ def _years(sentence: str) -> float | None:
     return None
 
 
+#: "Which magazine is published more often/frequently, A or B?": compared by issues a year
+_OFTEN_Q = re.compile(r"\b(?:more|less|most|least)\s+(?:often|frequently)\b", re.I)
+_PER_YEAR = {"daily": 365.0, "weekly": 52.0, "biweekly": 26.0, "fortnightly": 26.0, "semimonthly": 24.0,
+             "monthly": 12.0, "bimonthly": 6.0, "quarterly": 4.0, "semiannual": 2.0, "semiannually": 2.0,
+             "biannual": 2.0, "biannually": 2.0, "annual": 1.0, "annually": 1.0, "yearly": 1.0}
+_TWICE = re.compile(r"\btwice(?:\s+(?:a|per)\s+|[\s-])(?P<u>week|weekly|month|monthly|year|yearly)\b", re.I)
+_ISSUES = re.compile(rf"\b(?P<n>{_NUMBER}|[a-z]+)\s+(?:issues|times|editions)\s+(?:a|per|each)\s+year\b", re.I)
+
+
+def frequency(sentence: str) -> float | None:
+    """How many times a year ``sentence`` says something comes out: "a bimonthly American magazine" -> 6.0,
+    "published twice monthly" -> 24.0, "six issues a year" -> 6.0, "a weekly" -> 52.0; None when it says
+    none (the first it says counts)."""
+    m = _TWICE.search(sentence)
+    if m:
+        return 2 * {"week": 52.0, "month": 12.0, "year": 1.0}[m.group("u").lower().removesuffix("ly")]
+    m = _ISSUES.search(sentence)
+    if m and (n := _count(m.group("n"))) is not None:
+        return n
+    for w in re.findall(r"[A-Za-z]+(?:-[a-z]+)?", sentence):
+        hit = _PER_YEAR.get(w.lower().replace("-", ""))
+        if hit is not None:
+            return hit
+    return None
+
+
 def number(question: str, sentence: str) -> float | None:
     """The number ``sentence`` gives for what ``question`` compares by number: a duration in years for
     "longer"/"shorter" when it gives one (:func:`_years`), a height in metres
@@ -361,7 +387,10 @@ def number(question: str, sentence: str) -> float | None:
     "more"/"most"/"fewer" or the one after it ("more species", "more individual species": "consists of
     118 species" -> 118.0, "There are three species" -> 3.0, "a single species" / "the only species" ->
     1.0; digits or the words zero to twenty, at most three words before it); None when
-    the question compares nothing by number or the sentence gives none."""
+    the question compares nothing by number or the sentence gives none; for "more often" the issues a year
+    (:func:`frequency`)."""
+    if _OFTEN_Q.search(question):
+        return frequency(sentence)
     if _LONGER_Q.search(question) and (years := _years(sentence)) is not None:
         return years
     if _HEIGHT_Q.search(question):

@@ -14,6 +14,7 @@ from vericite.engine.text.compare import (
     choices,
     compared,
     first_date,
+    frequency,
     number,
     same,
 )
@@ -296,3 +297,14 @@ def test_words_that_only_frame_what_is_asked_need_not_be_said():
               "Huernia is a genus of stem succulents from Eastern and Southern Africa."]
     assert both_say(q, genera)
     assert not both_say(q, [genera[0], "Huernia is a plant from Eastern and Southern Africa."])
+
+
+def test_how_often_something_comes_out_is_compared_in_issues_a_year():
+    assert [frequency(t) for t in ("a bimonthly American magazine", "published twice monthly", "six issues a year",
+                                   "a weekly magazine", "It is a bi-monthly magazine.", "a magazine")] == [
+        6.0, 24.0, 6.0, 52.0, 6.0, None]
+    q = "Which magazine is published more often, Shonen Jump or Rolling Stone?"
+    said = ["Shonen Jump was a monthly manga anthology.", "Rolling Stone is an American biweekly magazine."]
+    assert compared(q, said) == "Rolling Stone"
+    assert compared(q.replace("more often", "less frequently"), said) == "Shonen Jump"
+    assert compared(q, [said[0], "Rolling Stone is an American magazine."]) is None  # one side says none
