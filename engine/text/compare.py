@@ -366,15 +366,15 @@ _ISSUES = re.compile(rf"\b(?P<n>{_NUMBER}|[a-z]+)\s+(?:issues|times|editions)\s+
 def frequency(sentence: str) -> float | None:
     """How many times a year ``sentence`` says something comes out: "a bimonthly American magazine" -> 6.0,
     "published twice monthly" -> 24.0, "six issues a year" -> 6.0, "a weekly" -> 52.0; None when it says
-    none (the first it says counts)."""
+    none (the first it says counts; a capitalised word is a name's: "Weekly Shonen Jump")."""
     m = _TWICE.search(sentence)
     if m:
         return 2 * {"week": 52.0, "month": 12.0, "year": 1.0}[m.group("u").lower().removesuffix("ly")]
     m = _ISSUES.search(sentence)
     if m and (n := _count(m.group("n"))) is not None:
         return n
-    for w in re.findall(r"[A-Za-z]+(?:-[a-z]+)?", sentence):
-        hit = _PER_YEAR.get(w.lower().replace("-", ""))
+    for w in re.findall(r"(?<![\w-])[a-z]+(?:-[a-z]+)?", sentence):  # not a name's "Weekly Shonen Jump"
+        hit = _PER_YEAR.get(w.replace("-", ""))
         if hit is not None:
             return hit
     return None
