@@ -6,14 +6,13 @@ Powerful is a 2013 American fantasy adventure film directed by Sam Raimi and pro
 a screenplay written by David Lindsay-Abaire and Mitchell Kapner"). Its leading clauses say less, and
 what they say the document still says: a sentence is cut only after a whole clause, before a clause
 that adds to it (", which ...", ", who ...", ", and was ...", ", known as ...", ", from a ...", a
-participle, an aside opening with "the" or a preposition), never before the next item of a list ("formed
-by vocalist Mark Lanegan, guitarist Gary Lee Conner, ...": the list is what it says), never inside brackets
-or quotes, never after a clause that an
-"if", "that", "unlike" or "but" leaves open, nor in a sentence opening with one ("Although ..."); an aside
-in brackets that says nothing a reader needs (empty, another language's name, an abbreviation, lower-case
-words; never a name or a number) goes too.
-Nothing is cut that holds a word the caller keeps (the question's, the answer's) or, when the
-question asks for a date or number, a number.
+participle, an aside opening with "the" or a preposition); never before the next item of a list ("formed
+by vocalist Mark Lanegan, guitarist Gary Lee Conner, ...": the list is what it says), never inside
+brackets or quotes, never after a clause that an "if", "that", "unlike" or "but" leaves open, nor in a
+sentence opening with one ("Although ..."). An aside in brackets that says nothing a reader needs
+(empty, another language's name, an abbreviation, lower-case words; never a name or a number) goes too.
+Nothing is cut that holds a word the caller keeps (the question's, the answer's) or, when the question
+asks for a date or number, a number.
 """
 from __future__ import annotations
 
@@ -64,10 +63,9 @@ def leading_clauses(sentence: str, keep: frozenset[str], numbers: bool, longer: 
     """``sentence`` (str, no citation marks, ending with its full stop) without an empty aside ("( ; ] )"), and
     shortened when it has more than ``longer`` words: asides in brackets that say nothing a reader needs and
     hold no digit or ``keep`` stem removed ("(Pashto: ...)"), then, when still longer, cut before the first
-    clause that adds to the ones before it and holds
-    no ``keep`` stem (:func:`~vericite.engine.text.content.stems`) nor, with ``numbers``, a digit; the
-    leading clauses hold at least :data:`MIN_WORDS` words and a verb, close every bracket and quote, and
-    end with a full stop.
+    clause that adds to the ones before it and holds no ``keep`` stem
+    (:func:`~vericite.engine.text.content.stems`) nor, with ``numbers``, a digit; the leading clauses hold at
+    least :data:`MIN_WORDS` words and a verb, close every bracket and quote, and end with a full stop.
 
     Returns:
         The shortened sentence, or ``sentence`` itself (without an empty aside) when it is not longer than
