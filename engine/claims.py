@@ -10,7 +10,9 @@ The converse holds for a statement or fact that *is* the question's own wording 
 the slot the question asks about (:func:`template_fill`: "DeKalb County shares a border with the county
 where the most populous city in the state where Redan High School is located" for "Which county shares a
 border with the county where ..."): a document naming the county and the school entails it for the
-checker, though no document says it.
+checker, though no document says it. So is a comparison stated from one document ("The Second Battle of
+Guam occurred first" for "Which battle occurred first, the Battle of Manila or the Battle of Guam?", from a
+document that never names Manila).
 """
 from __future__ import annotations
 
@@ -21,6 +23,7 @@ from dataclasses import replace
 from . import records as R
 from .records import Statement
 from .text.citations import strip_citations
+from .text.compare import restates_comparison
 from .text.content import content_free, invented
 from .verifier import Claim
 
@@ -122,11 +125,15 @@ def template_fill(claim: str, question: str, documents: str) -> str:
 def without_template_fills(items: Sequence[Statement | Claim], question: str, notes: list[str] | None = None
                            ) -> list[Statement | Claim]:
     """``items`` with every claim as written (not a fragment's rewrite, which is the question's wording
-    by design) that is a :func:`template_fill` of ``question`` against its premise given the verdict
-    ``dropped:template_fill`` before it is checked; ``notes`` gets one line per claim dropped."""
+    by design) that is a :func:`template_fill` of ``question`` against its premise, or that states the
+    comparison the question asks from a premise naming only one of the two things
+    (:func:`~vericite.engine.text.compare.restates_comparison`: "The Second Battle of Guam occurred first"),
+    given the verdict ``dropped:template_fill`` before it is checked; ``notes`` gets one line per claim dropped."""
     out: list[Statement | Claim] = []
     for x in items:
         words = template_fill(x.text, question, x.premise) if isinstance(x, Claim) and not x.rewritten else ""
+        if not words and isinstance(x, Claim) and not x.rewritten and restates_comparison(x.text, question, x.premise):
+            words = "the comparison"  # "X occurred first" from a document that names only X
         if words:
             out.append(Statement(x.stage, x.text, x.citations, R.DROPPED_TEMPLATE, None, x.raw))
             if notes is not None:

@@ -40,7 +40,7 @@ from .nli.grading import grade
 from .records import Document, Quote, Statement
 from .text.citations import format_citations, merge_adjacent, strip_citations
 from .text.clauses import asks_number, leading_clauses
-from .text.compare import both_say, compared, elsewhere, in_common, same
+from .text.compare import both_say, choices, compared, elsewhere, in_common, named, same
 from .text.content import FUNCTION_WORDS, adds, answer_words, carried, stems, yes_no_question
 from .text.entities import SUBJECT_NOUN, SUBJECT_PRONOUNS, bare_title, found
 from .text.relevance import bm25_scores
@@ -250,17 +250,22 @@ def compared_by_measure(d: Draft, f: Facts) -> Draft:
     sentences date or number both things and their dates or numbers make it the answer
     (:func:`~vericite.engine.text.compare.compared`: "born on July 10, 1971 [2]", "born on 10 April
     1992 [4]"; "at 8051 m [2]", "7,816 m [1]"): a sentence-pair checker cannot compare two documents'
-    dates or numbers. Shown as the claim when that names it."""
-    failed = [s for s in d.sentences if s.verdict != R.SUPPORTED]
-    winner = compared(f.question, [s.text for s in d.sentences if s.verdict == R.SUPPORTED]) if failed else None
+    dates or numbers. Shown as the claim when that names it. The other one as the short answer fails,
+    though the checker passed it: the dates or numbers say otherwise."""
+    passing = [s for s in d.sentences if s.verdict == R.SUPPORTED]
+    winner = compared(f.question, [s.text for s in passing])
     if not winner:
         return d
     changed: dict[int, Statement] = {}
-    for s in failed:
-        if _bare(s) == winner:
+    for s in d.sentences:
+        if s.verdict != R.SUPPORTED and _bare(s) == winner:
             shown = merge_adjacent(with_citations(s)) if s.rewritten and found(winner, s.text) else s.raw
             changed[id(s)] = replace(s, verdict=R.SUPPORTED, raw=shown)
             d = d.note(f"compared: {s.raw!r} passes: the answer's sentences date or number both, and say it")
+        elif s.verdict == R.SUPPORTED and s.rewritten and not named(winner, s.text) and any(
+                named(c, s.text) for c in choices(f.question) if c != winner):  # "The Korean War took place first"
+            changed[id(s)] = replace(s, verdict=R.UNSUPPORTED)
+            d = d.note(f"compared: {s.raw!r} fails: the answer's sentences date or number both and say {winner!r}")
     return d.revise(changed) if changed else d
 
 
@@ -348,10 +353,16 @@ def strict(d: Draft, f: Facts) -> Draft:
 
 
 def one_answer(d: Draft, f: Facts) -> Draft:
-    """After a passing opening "Yes" or "No" (the short answer), a later sentence's own opening "Yes, " or "No, "
-    goes ("No [1, 5]. Yes, Skin Yard was an American grunge band ..." -> "... Skin Yard was ..."): the opening
-    answers; the sentence says the rest (less than was checked, nothing new)."""
+    """The opening short answer says it once: a later sentence the same as its checked claim is left out ("The
+    Bears and I was released on July 31, 1974 ..." twice), and after a passing "Yes" or "No" a later sentence's
+    own opening "Yes, " or "No, " goes ("No [1, 5]. Yes, Skin Yard was an American grunge band ..." -> "...
+    Skin Yard was ..."): the opening answers; the sentence says the rest (less than was checked, nothing new)."""
     passing = [s for s in d.sentences if s.verdict == R.SUPPORTED]
+    if passing and passing[0].rewritten:  # the short answer checked as a claim that a later sentence says again
+        again = [s for s in passing[1:] if _bare(s).casefold() == _bare(passing[0]).casefold()]
+        if again:
+            d = d.note(f"one answer: {len(again)} later sentence(s) repeating the opening {_bare(passing[0])!r} left out")
+            d = replace(d, blocks=tuple(b.keep([s for s in b.sentences if s not in again]) for b in d.blocks))
     if not passing or _bare(passing[0]).casefold() not in ("yes", "no"):
         return d
     changed: dict[int, Statement] = {}

@@ -31,6 +31,7 @@ from .text.compare import (
     choices,
     common,
     compared,
+    defines,
     elsewhere,
     in_common,
     measures,
@@ -522,9 +523,9 @@ def both_sides(picked: Picked, verified: Sequence[Statement], quotes: Sequence[S
     naming it and not the other: first one giving the date or number the question compares them by
     (:func:`~vericite.engine.text.compare.measures`), then the one sharing most of the question's
     other words, then picked before verified before quoted, then the earliest; for a question asking what
-    the two have in common, the best two that share a word it does not (:func:`~vericite.engine.text.compare.in_common`)
-    when those are not the best of each. The answer is those two sentences, in the question's order; the
-    conclusion (:func:`conclusion`) opens it.
+    the two have in common, the best two saying what each is ("INXS was an Australian rock band") that share a
+    word it does not (:func:`~vericite.engine.text.compare.in_common`) when those are not the best of each.
+    The answer is those two sentences, in the question's order; the conclusion (:func:`conclusion`) opens it.
 
     Returns:
         ``picked`` unchanged for another question or when no sentence names either thing; else the
@@ -554,7 +555,7 @@ def both_sides(picked: Picked, verified: Sequence[Statement], quotes: Sequence[S
     if len(candidates) == 2 and common(question) and not in_common(question, [s.text for s in sides]):
         # "both what kind of film?": the two sentences that say what they share, when two do
         pairs = [(tuple(map(sum, zip(ka, kb))), a, b) for ka, a in candidates[0] for kb, b in candidates[1]
-                 if in_common(question, [a.text, b.text])]
+                 if defines(pair, a.text) and defines(pair, b.text) and in_common(question, [a.text, b.text])]
         if pairs:  # max keeps the earliest of equals
             _, a, b = max(pairs, key=lambda p: p[0])
             sides = [a, b]

@@ -22,6 +22,8 @@ T = TypeVar("T")
 
 # "Who was born first, Erika Jayne or Marco Da Silva?", "Кто старше, Пирт или Мун?"
 _CHOICE = re.compile(r",[^,]+\s(?:or|или)\s[^,]+$", re.I)
+# "In between Berghuis v. Thompkins and Mississippi University for Women v. Hogan which one was ...?"
+_BETWEEN = re.compile(r"^\W*(?:in\s+)?between\s+(?P<both>.+?)[,\s]+(?:which|who|what)\b", re.I)
 _DASH = re.compile(r"\s*--\s*|\s+[–—]\s+")
 # "Is Muskegon County Airport or John Wayne Airport further west?"
 _IS_CHOICE = re.compile(r"^\W*(?:is|are|was|were|does|did|do)\s+(?:the\s+)?(?P<a>.+?)\s+or\s+(?:the\s+)?(?P<rest>.+)$", re.I)
@@ -40,15 +42,31 @@ _SAME = re.compile(_AUX + r"(?:the\s+)?(?P<a>.+?)\s+and\s+(?:the\s+)?(?P<rest>.+
 # '"A Summer in the Cage" and "American Hardcore" are both what kind of film?', "What genre are both A and B?"
 _COMMON = re.compile(r"^\W*(?:what|which)\b.*?\b(?:do|does|did)\s+(?:the\s+)?(?P<a>.+?)\s+and\s+(?:the\s+)?"
                      r"(?P<b>.+?)\s+(?:both\s+)?(?:have\s+in\s+common|share(?:\s+in\s+common)?)$", re.I)
-_BOTH_WHAT = re.compile(r"^\W*(?:the\s+)?(?P<a>.+?)\s+and\s+(?:the\s+)?(?P<b>.+?)\s+(?:are|were)\s+both\s+(?:what|which)\b",
-                        re.I)
-_WHAT_BOTH = re.compile(r"^\W*(?:what|which)\b[^,]*?\b(?:are|were)\s+both\s+(?:the\s+)?(?P<a>.+?)\s+and\s+"
+# "A and B are both what kind of film?", "A and B are both best known for what profession?", "A and B are what
+# kind of magazines?"
+_BOTH_WHAT = re.compile(r"^\W*(?:the\s+)?(?P<a>.+?)\s+and\s+(?:the\s+)?(?P<b>.+?)\s+(?:are|were)\s+(?:both\s+)?"
+                        r"(?:[a-z]+\s+){0,3}?(?:what|which)\b", re.I)
+# "What type of film are both A and B?", "What genre of music was played by both A and B?"
+_WHAT_BOTH = re.compile(r"^\W*(?:what|which)\b[^,]*?\b(?:(?:are|were)|by)\s+both\s+(?:the\s+)?(?P<a>.+?)\s+and\s+"
                         r"(?:the\s+)?(?P<b>.+)$", re.I)
+#: the noun a question asks for ("What profession ...", "What type of film ..."), and those a word both
+#: sentences use can answer (not "what award", "what city": a name)
+_ASKED_NOUN = re.compile(r"^.*?\b(?:what|which)\s+(?!are\b|is\b|was\b|were\b|do\b|does\b|did\b)([a-z]+)", re.I)
+_KINDS = frozenset("""type types kind kinds sort sorts genre genres form forms profession professions occupation
+occupations job jobs career careers media medium role roles field fields""".split())
+#: what the two things are, not what they share as a kind ("INXS was an Australian rock band": "rock")
+_CLASSES = frozenset("band group company magazine album song series newspaper organization organisation".split())
+#: a word naming a role ("director", "producer", "singer", "novelist", "musician")
+_ROLE = re.compile(r"(?:er|or|ist|ian|ant|ent|man|woman)s?$", re.I)
+#: a question asking for several ("What professions did A and B have in common?")
+_ASKS_SEVERAL = re.compile(r"^\W*(?:what|which)\s+[a-z]+s\b", re.I)
+#: a title opening with a number ("500 Years Later")
+_NUMBERED_TITLE = re.compile(r"\d[\w'’.&-]*(?:\s+[A-Z0-9][\w'’.&-]*)*")
 #: the kind asked for: "what type of media", "which kind of film"
 _KIND = re.compile(r"\b(?:what|which)\s+(?:type|kind|sort|genre|form)s?\s+of\s+(?P<noun>[a-z]+)", re.I)
 # a name as the question writes it: capitalised words (or numbers, "Commodore 16"), with the small
 # words a title keeps ("In the Realm of the Hackers", "Song of the South")
-_SMALL = r"(?:of|the|and|de|du|von|van|la|le|in|on|a|an)"
+_SMALL = r"(?:of|the|and|de|du|von|van|la|le|in|on|a|an|for|v\.|vs\.)"
 _WORD_OF_NAME = rf"(?:[A-Z0-9][\w'’.&-]*|{_SMALL}(?=(?:\s+{_SMALL})*\s+[A-Z0-9]))"
 _RUN = re.compile(rf"(?<![\w-])[A-Z][\w'’.&-]*(?:,?\s+{_WORD_OF_NAME})*")
 #: the question asks for the earlier date / the later one
@@ -116,7 +134,8 @@ def alone(name: str, other: str, text: str) -> bool:
 
 def choices(question: str) -> list[str]:
     """The two things a comparison question names after its comma ("Erika Jayne", "Marco Da
-    Silva"), between commas ("Which band, Letters to Cleo or Screaming Trees, had more members?"), as
+    Silva"), between commas ("Which band, Letters to Cleo or Screaming Trees, had more members?"), after
+    "between" ("In between The Bears and I and Oceans which was released ...?"), as
     "Is A or B ...?" ("Muskegon County Airport", "John Wayne Airport"), or at its end
     without a comma ("who is younger Keith Bostic or Jerry Glanville ?"); [] for another question."""
     # "Which of these battles occurred earlier--the Battle of Peleliu or ...": a dash sets them off like a comma
@@ -134,6 +153,13 @@ def choices(question: str) -> list[str]:
     m = _END_CHOICE.match(q)  # "who is younger Keith Bostic or Jerry Glanville ?"
     if m and (a := _tail_name(m.group("a"))) and _lead_name(m.group("b")) == m.group("b").strip():
         return [a, m.group("b").strip()]
+    m = _BETWEEN.match(q)  # "In between The Bears and I and Oceans which was released ...": the last "and" that parts two names
+    if m:
+        both = m.group("both").strip()
+        for k in reversed([x.start() for x in re.finditer(r"\s+and\s+", both)]):
+            a, b = both[:k].strip(), re.sub(r"^\s*and\s+", "", both[k:]).strip()
+            if _lead_name(a) == a and _lead_name(b) == b:
+                return [a, b]
     return []
 
 
@@ -167,13 +193,17 @@ def _placed_pair(q: str) -> tuple[str, str, str] | None:
 def common(question: str) -> list[str]:
     """The two things a question asks what they have in common ("What type of media does Bitter Jester
     and Sicko have in common?" -> ["Bitter Jester", "Sicko"]; '"A Summer in the Cage" and "American
-    Hardcore" are both what kind of film?'; "What genre are both A and B?"); [] for another question."""
+    Hardcore" are both what kind of film?'; "What genre are both A and B?"; "What genre of music was played by
+    both A and B?"; "A and B are both best known for what profession?"); [] for another question."""
     q = re.sub(r"[\"“”«»]", "", question).strip().rstrip("?").rstrip()  # a title in quotes is a name
     for pattern in (_COMMON, _BOTH_WHAT, _WHAT_BOTH):
         m = pattern.match(q)
-        if m and (a := _tail_name(m.group("a"))) == m.group("a").strip() and (b := _lead_name(m.group("b"))) \
-                and (pattern is not _WHAT_BOTH or b == m.group("b").strip()):
-            return [a, b]
+        if not m:
+            continue
+        a, b = (m.group(k).strip() for k in "ab")
+        if (_tail_name(a) == a or _NUMBERED_TITLE.fullmatch(a)) and (_lead_name(b) == b or (
+                pattern is not _WHAT_BOTH and _lead_name(b))):
+            return [a, _lead_name(b) or b]
     return []
 
 
@@ -184,41 +214,60 @@ def two_things(question: str) -> list[str]:
 
 
 def _opens_with(pair: Sequence[str], sentence: str) -> bool:
-    """Whether ``sentence`` opens with one of the two things ("The Staten Island Catapult is ...")."""
-    return any(re.match(rf"\W*(?:the\s+)?{re.escape(n)}\b", sentence, re.I) for n in pair)
+    """Whether ``sentence``'s subject (up to its first "is", "was", "are", "were") names one of the two things
+    ("The Staten Island Catapult is ...", "John Danny Cannon is ..." for Danny Cannon)."""
+    subject = re.split(r"\s(?:is|was|are|were)\s", sentence, maxsplit=1)[0]
+    return len(subject.split()) <= 20 and any(named(n, subject) for n in pair)
+
+
+def defines(pair: Sequence[str], sentence: str) -> bool:
+    """Whether ``sentence`` says what one of the two things is ("INXS was an Australian rock band"; not
+    "Woman's Era was started in 1973 by ...")."""
+    m = re.search(r"\s(?:is|was|are|were)\s+[\"“]?(?:a|an|the|one)\b", sentence)
+    return m is not None and len(sentence[:m.start()].split()) <= 20 and any(named(n, sentence[:m.start()]) for n in pair)
 
 
 def in_common(question: str, sentences: Sequence[str]) -> str:
-    """What two things have in common (:func:`common`), as the first sentence of ``sentences`` naming
-    each alone (:func:`alone`) and opening with it says it: the lower-case word both say and the question does not ("a
-    documentary starring ...", "a 2007 American documentary film by ..." -> "documentary"), the one
-    right before the kind asked for ("film") in both when several are, else the one no word follows in both
-    ("film director", "film editor and director" -> "director"); "" when the question asks no
-    such thing, a side has no sentence, or the two share no such word or several. A sentence-pair
-    checker cannot join two documents' sentences."""
+    """What two things have in common (:func:`common`), as the first sentence of ``sentences`` naming each
+    alone (:func:`alone`) and saying what it is (:func:`defines`) says it: the lower-case word both say and
+    the question does not, nor one saying what they are ("band": :data:`_CLASSES`) ("a documentary starring
+    ...", "a 2007 American documentary film by ..." -> "documentary"), the one right before the kind asked for
+    ("film") in both when several are, else the one no word follows in either ("film director", "film editor
+    and director" -> "director"; for "What professions ...?" up to three of them: "director and producer");
+    for a profession only a word naming a role ("author", not "novels"). "" when the question asks no such
+    thing or one a name answers ("what award"), a side has no sentence, or the two share no such word or
+    several. A sentence-pair checker cannot join two documents' sentences."""
     pair = common(question)
     if len(pair) != 2:
         return ""
+    noun = _ASKED_NOUN.match(question)
+    if noun and noun.group(1).lower() not in _KINDS:  # "what award": a name, not a word both sentences use
+        return ""
+    role = bool(noun and noun.group(1).lower().rstrip("s") in ("profession", "occupation", "job", "career"))
     asked = f"{question} {' '.join(pair)}"
 
     def words(sentence: str) -> list[str] | None:  # its lower-case content words the question lacks ("about" is none)
-        out = [w for w in re.findall(r"[^\W\d_][\w-]*", sentence) if w[0].islower() and answer_words(w, asked)]
+        out = [w for w in re.findall(r"[^\W\d_][\w-]*", sentence) if w[0].islower() and answer_words(w, asked)
+               and w.lower().rstrip("s") not in _CLASSES]
         return out or None
 
     # a sentence about the thing itself ("Chris Menges is an English cinematographer"), not one naming it
     # among other things ("CrissCross is a 1992 film directed by Chris Menges"): the one that opens with it
-    sides = _per_side(pair, [x for x in sentences if _opens_with(pair, x)], words)
+    sides = _per_side(pair, [x for x in sentences if defines(pair, x)], words)
     if sides is None:
         return ""
     other = stems(" ".join(sides[1]))
-    shared = list(dict.fromkeys(w.lower() for w in sides[0] if answer_words(w, asked) & other))
+    shared = list(dict.fromkeys(w.lower() for w in sides[0] if answer_words(w, asked) & other
+                                and (not role or _ROLE.search(w))))  # a profession: "director", not "novels"
     kind = _KIND.search(question)
-    said = [next(x for x in sentences if alone(n, o, x) and _opens_with(pair, x)) for n, o in (pair, pair[::-1])]
+    said = [next(x for x in sentences if alone(n, o, x) and defines(pair, x)) for n, o in (pair, pair[::-1])]
     if len(shared) > 1 and kind:  # "documentary film" in both: the word before the kind
         before = [w for w in shared if all(re.search(rf"\b{re.escape(w)}\s+{kind.group('noun')}", s, re.I) for s in said)]
         shared = before or shared
-    elif len(shared) > 1:  # "film director", "film editor and director": the noun, not the word before one
-        heads = [w for w in shared if not all(re.search(rf"\b{re.escape(w)}\s+[a-z]", s, re.I) for s in said)]
+    elif len(shared) > 1:  # "film director", "film editor and director": the nouns, not a word before one
+        heads = [w for w in shared if not any(re.search(rf"\b{re.escape(w)}\s+(?!and\b|or\b)[a-z]", s, re.I) for s in said)]
+        if 1 < len(heads) <= 3 and _ASKS_SEVERAL.search(question):  # "What professions ...": "director and producer"
+            return " and ".join(heads)
         shared = heads or shared
     return shared[0] if len(shared) == 1 else ""
 
@@ -287,14 +336,17 @@ def by_dates(question: str, sentences: Sequence[str]) -> str | None:
 
 def _date_of(question: str, event: frozenset[str], sentence: str) -> tuple[int, int, int] | None:
     """The date ``sentence`` gives the ``event`` asked about: for a death, the end of a biography's life
-    span ("(May 7, 1890 – February 20, 1959)"); for a work's coming out, the year its opening sentence
-    gives it ("is a 2000 American ... film"); else the first date of a sentence naming the event."""
+    span ("(May 7, 1890 – February 20, 1959)"); for a work's coming out, or its age ("Which film is older"),
+    the year its opening sentence gives it ("is a 2000 American ... film"); else the first date of a sentence
+    naming the event."""
     if event & stems("died death"):
         dates = list(_DATE.finditer(sentence))
         for a, b in zip(dates, dates[1:]):
             if _SPAN_SEP.fullmatch(sentence[a.end():b.start()]):
                 return first_date(b.group(0))
-    if _RELEASE_Q.search(question) and (m := _WORK_YEAR.search(sentence)):
+    # "Which film is older": a work's age is its year ("is a 1971 British-American musical fantasy film")
+    aged = event & stems("born birth") and not _dates(event, sentence)
+    if (_RELEASE_Q.search(question) or aged) and (m := _WORK_YEAR.search(sentence)):
         return int(m.group("y")), 0, 0
     return first_date(sentence) if _dates(event, sentence) else None
 
@@ -320,7 +372,7 @@ def _event(question: str, pair: Sequence[str]) -> frozenset[str]:
 
 #: words that name one event ("Which battle occurred earlier": "was fought ... in 1944"; "Which case was
 #: decided first": "a landmark ruling"); a sentence naming any of a group dates the event any other names
-_SAME_EVENT = tuple(stems(g) for g in ("occurred fought happened took", "founded formed established",
+_SAME_EVENT = tuple(stems(g) for g in ("occurred fought happened took began started", "founded formed established",
                                       "released published premiered aired debuted", "decided ruled ruling"))
 
 
@@ -575,6 +627,25 @@ def elsewhere(question: str, sentences: Sequence[str]) -> str:
         if next((v for s in about if (v := placed(s)) is not None), None) is False:
             return "No"
     return ""
+
+
+def restates_comparison(claim: str, question: str, premise: str) -> bool:
+    """Whether ``claim`` states the comparison ``question`` asks ("The Second Battle of Guam occurred first"
+    for "Which battle occurred first, the Battle of Manila or the Battle of Guam?") from a ``premise`` (its
+    cited documents) that does not name both things: it has the question's comparing word ("first",
+    "older", "more") and, when the question has any, a word of the event compared ("occurred"), and names
+    one of the two. One document about one of them cannot say which of two comes first; a sentence-pair
+    checker passes such a claim from a document that dates only one ("was the first major battle")."""
+    pair = choices(question)
+    if len(pair) != 2 or named(pair[0], premise) and named(pair[1], premise):
+        return False
+    comparing = {w.lower() for p in (_EARLIER, _LATER, _MORE, _FEWER, _OFTEN_Q) for w in p.findall(question)}
+    if not comparing or not any(re.search(rf"\b{re.escape(w)}\b", claim, re.I) for w in comparing):
+        return False
+    event = answer_words(question, " ".join(pair)) - stems(" ".join(comparing)) - _COMPARING
+    if event and not event & stems(claim):
+        return False
+    return any(named(n, claim) for n in pair)
 
 
 def measures(question: str, name: str, other: str, sentence: str) -> bool:

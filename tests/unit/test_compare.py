@@ -34,6 +34,10 @@ def test_the_two_things_compared():
         "French Bulldog", "American Bulldog"]
     assert choices("who is younger Keith Bostic or Jerry Glanville ?") == ["Keith Bostic", "Jerry Glanville"]
     assert choices("Which band did Neil Peart join in 1974 or later?") == []  # no name after "or"
+    assert choices("In between The Bears and I and Oceans which was released on July 31, 1974?") == [
+        "The Bears and I", "Oceans"]
+    assert choices("In between Berghuis v. Thompkins and Mississippi University for Women v. Hogan which one was a "
+                   "case decided 5-4?") == ["Berghuis v. Thompkins", "Mississippi University for Women v. Hogan"]
 
 
 def test_the_two_things_a_yes_no_question_asks_the_same_of():
@@ -310,3 +314,57 @@ def test_how_often_something_comes_out_is_compared_in_issues_a_year():
     assert compared(q, [said[0], "Rolling Stone is an American magazine."]) is None  # one side says none
     # "Weekly" in a name says nothing of how often
     assert compared(q, ["His best known work appeared in Weekly Shonen Jump.", said[1]]) is None
+
+
+def test_a_comparison_stated_from_a_document_naming_one_of_the_two():
+    from vericite.engine.text.compare import restates_comparison
+
+    q = "Which battle occurred first, the Battle of Manila or the Battle of Guam?"
+    assert restates_comparison("The Second Battle of Guam occurred first.", q, "The Second Battle of Guam was in 1944.")
+    # a fact with "first" but not the event compared; a document naming both; another question: no
+    assert not restates_comparison("The Battle of Manila was the first major battle of the campaign.", q,
+                                   "The Battle of Manila was the first major battle of the campaign.")
+    assert not restates_comparison("The Battle of Manila occurred first.", q,
+                                   "The Battle of Manila came before the Battle of Guam.")
+    assert not restates_comparison("Rush occurred first.", "Who drummed for Rush?", "Rush is a band.")
+
+
+def test_a_works_age_is_its_year():
+    q = "Which musical fantasy film is older, Bedknobs and Broomsticks or The Muppet Christmas Carol?"
+    films = ["Bedknobs and Broomsticks is a 1971 British-American musical fantasy film.",
+             "The Muppet Christmas Carol is a 1992 American-British musical fantasy comedy-drama film."]
+    assert compared(q, films) == "Bedknobs and Broomsticks"
+    # a sentence giving neither a birth nor a work's year dates nothing ("a writer since 1971")
+    assert compared("Who is older, A Smith or B Jones?", ["A Smith has been a writer since 1971.",
+                                                          "B Jones (born 1950) is a writer."]) is None
+
+
+def test_more_ways_of_asking_what_two_things_share():
+    assert common("Eric Ambler and Carol Shields are both best Known for what profession?") == ["Eric Ambler", "Carol Shields"]
+    assert common('What type of film are both "500 Years Later" and "Manson"?') == ["500 Years Later", "Manson"]
+    assert common("What genre of music was played by both Tappi Tikarrass and INXS?") == ["Tappi Tikarrass", "INXS"]
+    assert common("Woman's Era and Naj are what kind of magazines?") == ["Woman's Era", "Naj"]
+    q = "What professions did S. Sylvan Simon and Danny Cannon have in common?"
+    simon = "S. Sylvan Simon was an American stage/film director and producer."
+    cannon = "John Danny Cannon is a British film and television writer, director and producer."  # his full name
+    assert in_common(q, [simon, cannon]) == "director and producer"
+    assert in_common(q.replace("professions", "profession"), [simon, cannon]) == ""  # one asked, two said
+
+
+def test_what_two_things_share_is_a_word_only_for_a_kind_or_a_profession():
+    q = "Eric Ambler and Carol Shields are both best Known for what profession?"
+    assert in_common(q, ["Eric Ambler is a British author of thrillers and spy novels.",
+                         "Carol Shields is known for her 1993 novel The Stone Diaries."]) == ""  # "novels": no profession
+    assert in_common(q, ["Eric Ambler is a British author of thrillers.", "Carol Shields is a Canadian author."]) == "author"
+    q = "José Saramago and Ivo Andric were recipients of what award in Literature?"
+    assert in_common(q, ["José Saramago was a Portuguese writer and recipient of the Nobel Prize.",
+                         "Ivo Andric was a Yugoslav novelist and writer."]) == ""  # an award is a name, not "writer"
+
+
+def test_what_two_things_share_is_read_off_the_sentences_saying_what_each_is():
+    q = "What genre of music was played by both Tappi Tikarrass and INXS?"
+    said = ["The music features several musicians including the band Tappi Tikarrass.",  # not what it is
+            'Tappi Tikarrass is "an Icelandic punk band which added elements of funk, rock and jazz to their music.',
+            "INXS was an Australian rock band."]
+    assert in_common(q, said) == "rock"  # not "band": what both are, not the kind they share
+    assert in_common(q, [said[0], said[2]]) == ""

@@ -306,3 +306,31 @@ def test_after_an_opening_yes_a_sentences_own_yes_goes():
     f = fake_facts(bad_words=("Yes [1, 2].",))
     d = D.strict(D.final_check(D.Draft.of("Yes [1, 2]. Yes, Peart drummed for Rush [1]."), f), f)
     assert D.one_answer(d, f).text() == "Yes, Peart drummed for Rush [1]."
+
+
+def test_a_comparisons_short_answer_the_dates_contradict_fails():
+    q = "What took place first, The Korean War or The Western Allied invasion of Germany?"
+    f = replace(fake_facts(), question=q)
+    opening = replace(sentence("The Korean War took place first.", (1, 2)), rewritten=True)
+    korea = sentence("The Korean War began on 25 June 1950.", (1,))
+    germany = sentence("The Western Allied invasion of Germany took place in March 1945.", (2,))
+    d = D.Draft((D.Block("x", (opening, korea, germany), ("a", "b", "c")),), (opening, korea, germany))
+    out = D.compared_by_measure(d, f)
+    assert [s.verdict for s in out.sentences] == [R.UNSUPPORTED, R.SUPPORTED, R.SUPPORTED]
+    assert any("fails: the answer's sentences date or number both" in n for n in out.notes)
+    # the dates say it: it stands
+    right = replace(sentence("The Western Allied invasion of Germany took place first.", (1, 2)), rewritten=True)
+    d = D.Draft((D.Block("x", (right, korea, germany), ("a", "b", "c")),), (right, korea, germany))
+    assert D.compared_by_measure(d, f) == d
+
+
+def test_a_sentence_repeating_the_opening_claim_is_left_out():
+    f = fake_facts()
+    opening = replace(sentence("The Bears and I was released in 1974.", (1, 2)), rewritten=True)
+    again = sentence("The Bears and I was released in 1974.", (1,))
+    other = sentence("Oceans is a 2009 film.", (2,))
+    d = D.Draft((D.Block("x", (opening, again, other), ("a", "b", "c")),), (opening, again, other))
+    out = D.one_answer(d, f)
+    assert [s.text for s in out.sentences] == [opening.text, other.text]
+    assert any("repeating the opening" in n for n in out.notes)
+    assert D.one_answer(D.Draft((D.Block("x", (again, other), ("b", "c")),), (again, other)), f).sentences == [again, other]
