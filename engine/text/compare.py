@@ -54,7 +54,7 @@ _WHAT_BOTH = re.compile(r"^\W*(?:what|which)\b[^,]*?\b(?:(?:are|were)|by)\s+both
 _ASKED_NOUN = re.compile(r"^.*?\b(?:what|which)\s+(?!are\b|is\b|was\b|were\b|do\b|does\b|did\b)([a-z]+)", re.I)
 _KINDS = frozenset("""type types kind kinds sort sorts genre genres form forms profession professions occupation
 occupations job jobs career careers media medium role roles field fields""".split())
-#: what the two things are, not what they share as a kind ("INXS was an Australian rock band": "rock")
+#: what the two things are, not the genre they share ("INXS was an Australian rock band": "rock")
 _CLASSES = frozenset("band group company magazine album song series newspaper organization organisation".split())
 #: a word naming a role ("director", "producer", "singer", "novelist", "musician")
 _ROLE = re.compile(r"(?:er|or|ist|ian|ant|ent|man|woman)s?$", re.I)
@@ -230,10 +230,11 @@ def defines(pair: Sequence[str], sentence: str) -> bool:
 def in_common(question: str, sentences: Sequence[str]) -> str:
     """What two things have in common (:func:`common`), as the first sentence of ``sentences`` naming each
     alone (:func:`alone`) and saying what it is (:func:`defines`) says it: the lower-case word both say and
-    the question does not, nor one saying what they are ("band": :data:`_CLASSES`) ("a documentary starring
-    ...", "a 2007 American documentary film by ..." -> "documentary"), the one right before the kind asked for
-    ("film") in both when several are, else the one no word follows in either ("film director", "film editor
-    and director" -> "director"; for "What professions ...?" up to three of them: "director and producer");
+    the question does not, nor, for a genre, one saying what they are ("band": :data:`_CLASSES`) ("a
+    documentary starring ...", "a 2007 American documentary film by ..." -> "documentary"), the one right
+    before the kind asked for ("film") in both when several are, else the one no word follows in either
+    ("film director", "film editor and director" -> "director"; for "What professions ...?" up to three of
+    them: "director and producer");
     for a profession only a word naming a role ("author", not "novels"). "" when the question asks no such
     thing or one a name answers ("what award"), a side has no sentence, or the two share no such word or
     several. A sentence-pair checker cannot join two documents' sentences."""
@@ -244,11 +245,13 @@ def in_common(question: str, sentences: Sequence[str]) -> str:
     if noun and noun.group(1).lower() not in _KINDS:  # "what award": a name, not a word both sentences use
         return ""
     role = bool(noun and noun.group(1).lower().rstrip("s") in ("profession", "occupation", "job", "career"))
+    # a genre is not what the things are ("rock", not "band"); a type of publication may be ("magazine")
+    subtype = bool(noun and noun.group(1).lower().rstrip("s") in ("genre", "style"))
     asked = f"{question} {' '.join(pair)}"
 
     def words(sentence: str) -> list[str] | None:  # its lower-case content words the question lacks ("about" is none)
         out = [w for w in re.findall(r"[^\W\d_][\w-]*", sentence) if w[0].islower() and answer_words(w, asked)
-               and w.lower().rstrip("s") not in _CLASSES]
+               and not (subtype and w.lower().rstrip("s") in _CLASSES)]
         return out or None
 
     # a sentence about the thing itself ("Chris Menges is an English cinematographer"), not one naming it
@@ -553,9 +556,10 @@ def same(question: str, sentences: Sequence[str]) -> str:
     """"Yes" or "No" to a question asking whether two things share one thing ("Are both Dafeng District and
     Dazhou located in the same province?", "Were Scott Derrickson and Ed Wood of the same nationality?")
     when, for each, a sentence of ``sentences`` naming it alone (:func:`alone`) gives that thing: the name
-    before or after the question's noun ("the Jiangsu province", "province of Sichuan"), for a nationality
-    the first nationality word ("American"); "" when the question asks no such thing or a side gives none.
-    A sentence-pair checker cannot compare two documents' provinces."""
+    before or after the question's noun ("the Jiangsu province", "province of Sichuan"); for a nationality
+    or a country the first nationality word ("American"); for a director the name after "directed by". ""
+    when the question asks no such thing or a side gives none. A sentence-pair checker cannot compare two
+    documents' provinces."""
     m = _SAME_Q.search(question)
     pair = both(question)
     if not m or len(pair) != 2:
@@ -563,8 +567,11 @@ def same(question: str, sentences: Sequence[str]) -> str:
     noun = m.group("noun").lower()
 
     def value(sentence: str) -> str | None:
-        if noun == "nationality":
+        if noun in ("nationality", "country"):
             return next((w.lower() for w in re.findall(r"[A-Z][a-z]+", sentence) if w.lower() in DEMONYMS), None)
+        if noun == "director":  # "a 2005 documentary directed by Maryam Zaree"
+            hit = re.search(rf"\bdirected\s+by\s+({NAME_RUN.pattern})", sentence)
+            return hit.group(1).lower() if hit else None
         hit = (re.search(rf"({NAME_RUN.pattern})\s+{noun}\b", sentence)
                or re.search(rf"\b{noun}\s+of\s+({NAME_RUN.pattern})", sentence, re.I))
         return hit.group(1).lower() if hit and hit.group(1).lower() != "the" else None

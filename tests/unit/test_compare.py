@@ -368,3 +368,15 @@ def test_what_two_things_share_is_read_off_the_sentences_saying_what_each_is():
             "INXS was an Australian rock band."]
     assert in_common(q, said) == "rock"  # not "band": what both are, not the kind they share
     assert in_common(q, [said[0], said[2]]) == ""
+
+
+def test_the_same_country_or_director_and_a_type_of_publication():
+    q = "Are David O. Russell and Tony Gatlif from the same country?"
+    assert same(q, ["David O. Russell is an American filmmaker.", "Tony Gatlif is a French film director."]) == "No"
+    q = "Are the documentaries Out of Place and The Mosuo Sisters by the same director?"
+    out = "Out of Place is a 2005 documentary directed by Maryam Zaree."
+    assert same(q, [out, "The Mosuo Sisters is a 2012 documentary directed by Marlo Poras."]) == "No"
+    assert same(q, [out, "The Mosuo Sisters is a 2012 documentary directed by Maryam Zaree."]) == "Yes"
+    q = "What type of publication does St. Anthony Messenger and Revolver have in common?"
+    assert in_common(q, ["St. Anthony Messenger is a Catholic monthly magazine.",
+                         "Revolver is an American magazine published by Project M Group."]) == "magazine"
