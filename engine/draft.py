@@ -40,7 +40,7 @@ from .nli.grading import grade
 from .records import Document, Quote, Statement
 from .text.citations import format_citations, merge_adjacent, strip_citations
 from .text.clauses import asks_number, leading_clauses
-from .text.compare import both_say, choices, compared, elsewhere, in_common, named, same
+from .text.compare import alone, both_say, choices, compared, elsewhere, in_common, named, same
 from .text.content import FUNCTION_WORDS, adds, answer_words, carried, stems, yes_no_question
 from .text.entities import SUBJECT_NOUN, SUBJECT_PRONOUNS, bare_title, found
 from .text.relevance import bm25_scores
@@ -251,7 +251,8 @@ def compared_by_measure(d: Draft, f: Facts) -> Draft:
     (:func:`~vericite.engine.text.compare.compared`: "born on July 10, 1971 [2]", "born on 10 April
     1992 [4]"; "at 8051 m [2]", "7,816 m [1]"): a sentence-pair checker cannot compare two documents'
     dates or numbers. Shown as the claim when that names it. The other one as the short answer fails,
-    though the checker passed it: the dates or numbers say otherwise."""
+    though the checker passed it: the dates or numbers say otherwise; the right one the checker passed with
+    one document's citation cites the documents of both sides' sentences, which together carry it."""
     passing = [s for s in d.sentences if s.verdict == R.SUPPORTED]
     winner = compared(f.question, [s.text for s in passing])
     if not winner:
@@ -266,7 +267,22 @@ def compared_by_measure(d: Draft, f: Facts) -> Draft:
                 named(c, s.text) for c in choices(f.question) if c != winner):  # "The Korean War took place first"
             changed[id(s)] = replace(s, verdict=R.UNSUPPORTED)
             d = d.note(f"compared: {s.raw!r} fails: the answer's sentences date or number both and say {winner!r}")
+        elif s.verdict == R.SUPPORTED and s.rewritten and named(winner, s.text):
+            # the checker kept one document's citation ("Ulf Merbold was born first [2]"); the dates of both
+            # sides' documents carry it: it cites them all
+            sides = tuple(dict.fromkeys(c for p in passing if p is not s and not p.rewritten
+                                        and any(alone(a, b, p.text) for a, b in _pairs(f.question)) for c in p.citations))
+            if set(sides) - set(s.citations):
+                cited = replace(s, citations=tuple(sorted(set(s.citations) | set(sides))))
+                changed[id(s)] = replace(cited, raw=merge_adjacent(with_citations(cited)))
+                d = d.note(f"compared: {s.raw!r} cites the documents dating both sides: {changed[id(s)].raw!r}")
     return d.revise(changed) if changed else d
+
+
+def _pairs(question: str) -> list[tuple[str, str]]:
+    """The two things a comparison names, each with the other ([] for another question)."""
+    pair = choices(question)
+    return [(pair[0], pair[1]), (pair[1], pair[0])] if len(pair) == 2 else []
 
 
 def _bare(s: Statement) -> str:

@@ -334,3 +334,19 @@ def test_a_sentence_repeating_the_opening_claim_is_left_out():
     assert [s.text for s in out.sentences] == [opening.text, other.text]
     assert any("repeating the opening" in n for n in out.notes)
     assert D.one_answer(D.Draft((D.Block("x", (again, other), ("b", "c")),), (again, other)), f).sentences == [again, other]
+
+
+def test_a_comparisons_short_answer_cites_the_documents_dating_both_sides():
+    q = "Who was born first, Ulf Merbold or Miroslaw Hermaszewski?"
+    f = replace(fake_facts(), question=q)
+    opening = replace(sentence("Ulf Merbold was born first.", (2,)), rewritten=True)  # the checker kept [2] only
+    ulf = sentence("Ulf Merbold was born on June 20, 1941.", (2,))
+    mir = sentence("Miroslaw Hermaszewski was born on September 15, 1941.", (1,))
+    d = D.Draft((D.Block("x", (opening, ulf, mir), ("a", "b", "c")),), (opening, ulf, mir))
+    out = D.compared_by_measure(d, f)
+    assert out.sentences[0].citations == (1, 2) and out.sentences[0].raw == "Ulf Merbold was born first [1, 2]."
+    assert any("cites the documents dating both sides" in n for n in out.notes)
+    # it cites them already: unchanged
+    both = replace(opening, citations=(1, 2))
+    d = D.Draft((D.Block("x", (both, ulf, mir), ("a", "b", "c")),), (both, ulf, mir))
+    assert D.compared_by_measure(d, f) == d
