@@ -515,7 +515,7 @@ def test_a_comparison_or_yes_no_answer_opens_with_its_short_answer_checked_as_a_
                "select": "Sentences: {Marco}, {Erika}\nAnswer: Erika Jayne", "claim": "Erika Jayne was born first."}
     both = "Erika Jayne was born on July 10, 1971 [1]. Marco Da Silva was born on 10 April 1992 [2]."
     marco = "Marco Da Silva was born on 10 April 1992."
-    for first, second, opening in (("first of her family", marco, "Erika Jayne was born first [1]. "),
+    for first, second, opening in (("first of her family", marco, "Erika Jayne was born first [1, 2]. "),
                                    ("in Atlanta", marco, "Erika Jayne was born first [1, 2]. "),
                                    ("in Atlanta", "Marco Da Silva was born in Paris.", "")):
         docs = [Document("Erika Jayne", f"Erika Jayne was born on July 10, 1971, {first}."),
@@ -523,13 +523,14 @@ def test_a_comparison_or_yes_no_answer_opens_with_its_short_answer_checked_as_a_
         llm = PickingLLM({**replies, "extract:2": second})
         res = VeriCite(llm, WordChecker(), prompts=PromptSet.load("facts-en-kv")).answer(q, docs)
         # the short answer, cited with the sentences shown ([1][2]), is rewritten with the question and
-        # checked (document 1 alone carries it in the first case: [2] is removed); a claim they do not
-        # carry passes when the dates of the answer's sentences say it (a checker of sentence pairs
-        # cannot compare two documents' dates), else it is removed like any final sentence
+        # checked (document 1 alone "carries" it in the first case, "first of her family": the check removes
+        # [2], and the dates of both, which carry it, cite it again); a claim they do not carry passes when
+        # the dates of the answer's sentences say it (a checker of sentence pairs cannot compare two
+        # documents' dates), else it is removed like any final sentence
         assert res.answer == opening + (both if second == marco else
                                         "Erika Jayne was born on July 10, 1971 [1]. Marco Da Silva was born in Paris [2].")
         assert "claim:refine" in [p for p, *_ in llm.calls]
-        assert any("compared: " in n for n in res.stages[-1].notes) == (opening.endswith("[1, 2]. "))
+        assert any("compared: " in n for n in res.stages[-1].notes) == bool(opening)
     yes = SEL.Selection("Yes, both are.", ())
     assert SEL.conclusion(yes, "Are Rush and Toto both bands?") == "Yes"
     assert SEL.conclusion(yes, "Which bands are both Canadian?") == ""  # not a yes/no question
