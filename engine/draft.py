@@ -40,7 +40,7 @@ from .nli.grading import grade
 from .records import Document, Quote, Statement
 from .text.citations import format_citations, merge_adjacent, strip_citations
 from .text.clauses import asks_number, leading_clauses
-from .text.compare import alone, both_say, choices, compared, elsewhere, in_common, named, same
+from .text.compare import alone, both_say, by_sides, choices, compared, in_common, named
 from .text.content import FUNCTION_WORDS, adds, answer_words, carried, stems, yes_no_question
 from .text.entities import SUBJECT_NOUN, SUBJECT_PRONOUNS, bare_title, found
 from .text.relevance import bm25_scores
@@ -257,6 +257,8 @@ def compared_by_measure(d: Draft, f: Facts) -> Draft:
     winner = compared(f.question, [s.text for s in passing])
     if not winner:
         return d
+    pair = choices(f.question)  # two things: compared() named one of them
+    losers = [c for c in pair if c != winner]
     changed: dict[int, Statement] = {}
     for s in d.sentences:
         if s.verdict != R.SUPPORTED and _bare(s) == winner:
@@ -264,25 +266,21 @@ def compared_by_measure(d: Draft, f: Facts) -> Draft:
             changed[id(s)] = replace(s, verdict=R.SUPPORTED, raw=shown)
             d = d.note(f"compared: {s.raw!r} passes: the answer's sentences date or number both, and say it")
         elif s.verdict == R.SUPPORTED and s.rewritten and not named(winner, s.text) and any(
-                named(c, s.text) for c in choices(f.question) if c != winner):  # "The Korean War took place first"
+                named(c, s.text) for c in losers):  # "The Korean War took place first"
             changed[id(s)] = replace(s, verdict=R.UNSUPPORTED)
             d = d.note(f"compared: {s.raw!r} fails: the answer's sentences date or number both and say {winner!r}")
         elif s.verdict == R.SUPPORTED and s.rewritten and named(winner, s.text):
             # the checker kept one document's citation ("Ulf Merbold was born first [2]"); the dates of both
             # sides' documents carry it: it cites them all
             sides = tuple(dict.fromkeys(c for p in passing if p is not s and not p.rewritten
-                                        and any(alone(a, b, p.text) for a, b in _pairs(f.question)) for c in p.citations))
+                                        and (alone(pair[0], pair[1], p.text) or alone(pair[1], pair[0], p.text))
+                                        for c in p.citations))
             if set(sides) - set(s.citations):
                 cited = replace(s, citations=tuple(sorted(set(s.citations) | set(sides))))
                 changed[id(s)] = replace(cited, raw=merge_adjacent(with_citations(cited)))
                 d = d.note(f"compared: {s.raw!r} cites the documents dating both sides: {changed[id(s)].raw!r}")
     return d.revise(changed) if changed else d
 
-
-def _pairs(question: str) -> list[tuple[str, str]]:
-    """The two things a comparison names, each with the other ([] for another question)."""
-    pair = choices(question)
-    return [(pair[0], pair[1]), (pair[1], pair[0])] if len(pair) == 2 else []
 
 
 def _bare(s: Statement) -> str:
@@ -309,8 +307,7 @@ def same_said(d: Draft, f: Facts) -> Draft:
     a sentence-pair checker cannot compare two documents' provinces. So does a "No" to "Are both A and B located
     in Michigan?" when the passing sentence about one places it in another state ("in Elko County, Nevada") or,
     for "from the U.S.?", gives another nationality (:func:`~vericite.engine.text.compare.elsewhere`)."""
-    passing = [s.text for s in d.sentences if s.verdict == R.SUPPORTED]
-    word = same(f.question, passing) or elsewhere(f.question, passing)
+    word = by_sides(f.question, [s.text for s in d.sentences if s.verdict == R.SUPPORTED])
     failed = [s for s in d.sentences if s.verdict != R.SUPPORTED and word and _bare(s).casefold() == word.casefold()]
     return _passed(d, failed, "same said", "the sentences about each give what the question compares") if failed else d
 

@@ -27,15 +27,13 @@ from .text.citations import strip_citations
 from .text.compare import (
     alone,
     both_say,
+    by_sides,
     by_words,
     choices,
     common,
     compared,
-    defines,
-    elsewhere,
     in_common,
     measures,
-    same,
     topic,
     two_things,
 )
@@ -555,7 +553,7 @@ def both_sides(picked: Picked, verified: Sequence[Statement], quotes: Sequence[S
     if len(candidates) == 2 and common(question) and not in_common(question, [s.text for s in sides]):
         # "both what kind of film?": the two sentences that say what they share, when two do
         pairs = [(tuple(map(sum, zip(ka, kb))), a, b) for ka, a in candidates[0] for kb, b in candidates[1]
-                 if defines(pair, a.text) and defines(pair, b.text) and in_common(question, [a.text, b.text])]
+                 if in_common(question, [a.text, b.text])]  # it reads only sentences saying what each is
         if pairs:  # max keeps the earliest of equals
             _, a, b = max(pairs, key=lambda p: p[0])
             sides = [a, b]
@@ -707,7 +705,7 @@ def conclusion(sel: Selection, question: str, opening: str = "", lang: str = "en
         # the shown sentences' provinces or nationalities decide "the same ...?"; else the model's or stage 1's
         # word; else, when nobody said it, "Yes" when a shown sentence about each says what the question asks
         said = next((w.capitalize() for t in (sel.answer, first, opening) if (w := yes_no_word(t))), "")
-        return same(question, shown) or elsewhere(question, shown) or said or ("Yes" if both_say(question, shown) else "")
+        return by_sides(question, shown) or said or ("Yes" if both_say(question, shown) else "")
     shared = in_common(question, shown)  # "A and B are both what kind of film?": "Documentary"
     if shared:
         return shared[0].upper() + shared[1:]

@@ -216,7 +216,11 @@ def two_things(question: str) -> list[str]:
 def _opens_with(pair: Sequence[str], sentence: str) -> bool:
     """Whether ``sentence``'s subject (up to its first "is", "was", "are", "were") names one of the two things
     ("The Staten Island Catapult is ...", "John Danny Cannon is ..." for Danny Cannon)."""
-    subject = re.split(r"\s(?:is|was|are|were)\s", sentence, maxsplit=1)[0]
+    return _names(pair, re.split(r"\s(?:is|was|are|were)\s", sentence, maxsplit=1)[0])
+
+
+def _names(pair: Sequence[str], subject: str) -> bool:
+    """Whether ``subject`` (a sentence's words before its verb, at most 20) names one of the two things."""
     return len(subject.split()) <= 20 and any(named(n, subject) for n in pair)
 
 
@@ -224,7 +228,7 @@ def defines(pair: Sequence[str], sentence: str) -> bool:
     """Whether ``sentence`` says what one of the two things is ("INXS was an Australian rock band"; not
     "Woman's Era was started in 1973 by ...")."""
     m = re.search(r"\s(?:is|was|are|were)\s+[\"“]?(?:a|an|the|one)\b", sentence)
-    return m is not None and len(sentence[:m.start()].split()) <= 20 and any(named(n, sentence[:m.start()]) for n in pair)
+    return m is not None and _names(pair, sentence[:m.start()])
 
 
 def in_common(question: str, sentences: Sequence[str]) -> str:
@@ -634,6 +638,12 @@ def elsewhere(question: str, sentences: Sequence[str]) -> str:
         if next((v for s in about if (v := placed(s)) is not None), None) is False:
             return "No"
     return ""
+
+
+def by_sides(question: str, sentences: Sequence[str]) -> str:
+    """"Yes" or "No" the sentences about each of two things give a question asking whether they share one
+    thing (:func:`same`), else "No" when one of them is placed elsewhere (:func:`elsewhere`); ""."""
+    return same(question, sentences) or elsewhere(question, sentences)
 
 
 def restates_comparison(claim: str, question: str, premise: str) -> bool:
