@@ -40,7 +40,7 @@ from .nli.grading import grade
 from .records import Document, Quote, Statement
 from .text.citations import format_citations, merge_adjacent, strip_citations
 from .text.clauses import asks_number, leading_clauses
-from .text.compare import alone, both_say, by_sides, choices, compared, in_common, named
+from .text.compare import alone, both_say, by_sides, choices, common, compared, in_common, named
 from .text.content import FUNCTION_WORDS, adds, answer_words, carried, stems, yes_no_question
 from .text.entities import SUBJECT_NOUN, SUBJECT_PRONOUNS, bare_title, found
 from .text.relevance import bm25_scores
@@ -262,7 +262,10 @@ def compared_by_measure(d: Draft, f: Facts) -> Draft:
     changed: dict[int, Statement] = {}
     for s in d.sentences:
         if s.verdict != R.SUPPORTED and _bare(s) == winner:
-            shown = merge_adjacent(with_citations(s)) if s.rewritten and found(winner, s.text) else s.raw
+            # shown as the claim when that names it and ends with no choice after a comma ("The Boatniks was
+            # released first, Charley and the Angel", "Dinosaur came out first, Dinosaur": the rewrite copied one)
+            shown = merge_adjacent(with_citations(s)) if s.rewritten and found(winner, s.text) and not any(
+                re.search(rf",\s*(?:or\s+)?{re.escape(c)}\W*$", s.text) for c in pair) else s.raw
             changed[id(s)] = replace(s, verdict=R.SUPPORTED, raw=shown)
             d = d.note(f"compared: {s.raw!r} passes: the answer's sentences date or number both, and say it")
         elif s.verdict == R.SUPPORTED and s.rewritten and not named(winner, s.text) and any(
@@ -272,14 +275,22 @@ def compared_by_measure(d: Draft, f: Facts) -> Draft:
         elif s.verdict == R.SUPPORTED and s.rewritten and named(winner, s.text):
             # the checker kept one document's citation ("Ulf Merbold was born first [2]"); the dates of both
             # sides' documents carry it: it cites them all
-            sides = tuple(dict.fromkeys(c for p in passing if p is not s and not p.rewritten
-                                        and (alone(pair[0], pair[1], p.text) or alone(pair[1], pair[0], p.text))
-                                        for c in p.citations))
-            if set(sides) - set(s.citations):
-                cited = replace(s, citations=tuple(sorted(set(s.citations) | set(sides))))
-                changed[id(s)] = replace(cited, raw=merge_adjacent(with_citations(cited)))
-                d = d.note(f"compared: {s.raw!r} cites the documents dating both sides: {changed[id(s)].raw!r}")
+            cited = _citing_sides(s, passing, pair)
+            if cited is not s:
+                changed[id(s)] = cited
+                d = d.note(f"compared: {s.raw!r} cites the documents dating both sides: {cited.raw!r}")
     return d.revise(changed) if changed else d
+
+
+def _citing_sides(s: Statement, passing: Sequence[Statement], pair: Sequence[str]) -> Statement:
+    """A short answer ``s`` citing, besides its own, the documents of the ``passing`` sentences about either of
+    the two things ``pair`` names (each naming one alone): those carry it together; ``s`` when it cites them."""
+    sides = {c for p in passing if p is not s and not p.rewritten
+             and (alone(pair[0], pair[1], p.text) or alone(pair[1], pair[0], p.text)) for c in p.citations}
+    if not sides - set(s.citations):
+        return s
+    cited = replace(s, citations=tuple(sorted(set(s.citations) | sides)))
+    return replace(cited, raw=merge_adjacent(with_citations(cited)))
 
 
 
@@ -316,10 +327,21 @@ def common_said(d: Draft, f: Facts) -> Draft:
     """The short answer to "What kind of film are both A and B?" ("Documentary", checked as the claim "A and
     B are both documentary films") that failed the final check passes when the passing sentences about each
     say it (:func:`~vericite.engine.text.compare.in_common`: "a documentary starring ...", "a 2007
-    documentary film"): a sentence-pair checker cannot join two documents' sentences."""
-    word = in_common(f.question, [s.text for s in d.sentences if s.verdict == R.SUPPORTED])
-    failed = [s for s in d.sentences if s.verdict != R.SUPPORTED and word and _bare(s).casefold() == word.casefold()]
-    return _passed(d, failed, "common said", "the sentences about each say what they share") if failed else d
+    documentary film"): a sentence-pair checker cannot join two documents' sentences. One the checker passed on
+    one document ("Cocktail [2]") cites the documents of the passing sentences about each too."""
+    passing = [s for s in d.sentences if s.verdict == R.SUPPORTED]
+    word = in_common(f.question, [s.text for s in passing])
+    if not word:
+        return d
+    failed = [s for s in d.sentences if s.verdict != R.SUPPORTED and _bare(s).casefold() == word.casefold()]
+    d = _passed(d, failed, "common said", "the sentences about each say what they share") if failed else d
+    # the checker passed it on one document ("Cocktail [2]"): it cites the documents of both sides' sentences
+    pair = common(f.question)
+    changed = {id(s): c for s in d.sentences if s.verdict == R.SUPPORTED and _bare(s).casefold() == word.casefold()
+               and (c := _citing_sides(s, passing, pair)) is not s}
+    for c in changed.values():
+        d = d.note(f"common said: {c.raw!r} cites the documents saying what each is")
+    return d.revise(changed) if changed else d
 
 
 def _passed(d: Draft, failed: Sequence[Statement], rule: str, why: str) -> Draft:

@@ -683,11 +683,11 @@ def conclusion(sel: Selection, question: str, opening: str = "", lang: str = "en
     for "Are A and B in the same province?" the "Yes" or "No" the ``shown`` sentences' provinces (or
     nationalities) give (:func:`~vericite.engine.text.compare.same`), else
     "No" when a sentence about one of the two things places it in another US state than the one asked, or
-    outside the United States (:func:`~vericite.engine.text.compare.elsewhere`), else
+    outside the United States (:func:`~vericite.engine.text.compare.elsewhere`), else "Yes" when, for each of
+    the two things the question asks the same of, a ``shown`` sentence naming it alone says every other word of
+    the question (:func:`~vericite.engine.text.compare.both_say`, the rule that passes such a "Yes"), else
     the model's "Yes"/"No" to a yes/no question ("Are both ...?"), else the one stage 1's ``first``
-    sentence or ``opening`` starts with ("Yes, both ..."), else "Yes" when, for each of the two things the
-    question asks the same of, a ``shown`` sentence naming it alone says every other word of the question
-    (:func:`~vericite.engine.text.compare.both_say`, the rule that passes such a "Yes"); for a question
+    sentence or ``opening`` starts with ("Yes, both ..."); for a question
     asking what two things have in common, the word the ``shown`` sentences about each share
     (:func:`~vericite.engine.text.compare.in_common`: "Documentary"); for a comparison
     whose ``shown`` sentences (the answer's) date or number both things, the one their dates or numbers make the answer
@@ -702,10 +702,11 @@ def conclusion(sel: Selection, question: str, opening: str = "", lang: str = "en
     like any short final sentence."""
     pair = choices(question)
     if yes_no_question(question) and not pair:
-        # the shown sentences' provinces or nationalities decide "the same ...?"; else the model's or stage 1's
-        # word; else, when nobody said it, "Yes" when a shown sentence about each says what the question asks
+        # the shown sentences' provinces or nationalities decide "the same ...?"; a shown sentence about each
+        # saying what the question asks, "Yes" (the model's "No" beside them is wrong); else the model's or
+        # stage 1's word
         said = next((w.capitalize() for t in (sel.answer, first, opening) if (w := yes_no_word(t))), "")
-        return by_sides(question, shown) or said or ("Yes" if both_say(question, shown) else "")
+        return by_sides(question, shown) or ("Yes" if both_say(question, shown) else "") or said
     shared = in_common(question, shown)  # "A and B are both what kind of film?": "Documentary"
     if shared:
         return shared[0].upper() + shared[1:]

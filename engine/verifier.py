@@ -27,7 +27,7 @@ from .nli.grading import grade, is_verbatim
 from .nli.onnx_scorer import require_finite
 from .records import Document, StageTrace, Statement
 from .text.citations import invalid_citations, parse_citations, strip_citations
-from .text.entities import unsupported_names
+from .text.entities import swapped_subject, unsupported_names
 from .text.splitter import cut_start, split_statements
 from .timeline import Timeline
 
@@ -207,20 +207,24 @@ class Verifier:
         """The (premise, hypothesis) pairs one claim is scored on (:meth:`premises`)."""
         return [(premise, claim.text) for _, premise in self.premises(claim)]
 
-    def guarded(self, claim: Claim, probs: list[float]) -> tuple[list[float], list[str]]:
+    def guarded(self, claim: Claim, probs: list[float]) -> tuple[list[float], str]:
         """``probs`` of the claim's :meth:`pairs` with the entity guard applied (capped just below
-        the threshold where the pair's documents never name one of the claim's names), and the
-        names its written citations lack (empty: the guard passed them or is off)."""
+        the threshold where the pair's documents never name one of the claim's names, or say the
+        predicate the claim copies of another subject: :func:`~vericite.engine.text.entities.swapped_subject`),
+        and why its written citations fail it ("" : the guard passed them or is off)."""
         if not self.entity_guard:
-            return probs, []
-        out, missed = [], []
+            return probs, ""
+        out, why = [], ""
         for k, (cites, premise) in enumerate(self.premises(claim)):
-            titles = "\n".join(claim.titles[c - 1] for c in cites if 0 < c <= len(claim.titles))
-            missing = unsupported_names(f"{titles}\n{premise}", claim.text)
-            out.append(min(probs[k], self.threshold - 1e-4) if missing else probs[k])
-            if k == 0:
-                missed = missing
-        return out, missed
+            titles = [claim.titles[c - 1] for c in cites if 0 < c <= len(claim.titles)]
+            missing = unsupported_names("\n".join((*titles, premise)), claim.text)
+            swapped = "" if missing else swapped_subject(premise, claim.text, titles)
+            out.append(min(probs[k], self.threshold - 1e-4) if missing or swapped else probs[k])
+            if k == 0 and missing:
+                why = f"{', '.join(missing)} not in document(s) {list(cites)}"
+            elif k == 0 and swapped:
+                why = f"document(s) {list(cites)} say it of {swapped!r}, not of its subject"
+        return out, why
 
     def _decide(self, claim: Claim, probs: Sequence[float]) -> tuple[float, tuple[int, ...], tuple[int, ...],
                                                                      tuple[int, ...]]:
@@ -314,11 +318,10 @@ class Verifier:
                 out.append(x)
                 continue
             n = len(self.pairs(x))
-            scored, missing = self.guarded(x, [float(v) for v in probs[at:at + n]])
+            scored, why = self.guarded(x, [float(v) for v in probs[at:at + n]])
             at += n
-            if missing:
-                trace.notes.append(f"entity guard: {x.raw!r}: {', '.join(missing)} not in document(s) "
-                                   f"{list(x.citations)}")
+            if why:
+                trace.notes.append(f"entity guard: {x.raw!r}: {why}")
             p, kept, removed, added = self._decide(x, scored)
             g = grade(p, self.grade_bands, verbatim=is_verbatim(x.premise, x.text)) if self.grade_bands else None
             passed = p >= self.threshold or (self.lenient and g == 3)

@@ -200,7 +200,8 @@ class Settings:
                                     "if the joint or one alone entails it, and a citation that does not carry it is "
                                     "removed (ALCE's precision rule)", group="check", kind="bool")
     entity_guard: bool = setting(True, "a claim that names what its cited documents (texts and titles) never name fails "
-                                       "its check, the question's own names included (engine/text/entities.py): a checker "
+                                       "its check, the question's own names included, and so does one that copies a document "
+                                       "sentence's predicate onto another subject (engine/text/entities.py): a checker "
                                        "scores such claims as entailed, careful readers do not", group="check", kind="bool")
     recite: bool = setting(False, "a stage-1 or final sentence its citations do not carry is checked against each other "
                                   "document alone, then its cited ones plus one other, and kept with the citations "

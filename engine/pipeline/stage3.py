@@ -17,6 +17,7 @@ from ..draft import Draft, with_citations
 from ..records import StageTrace, Statement
 from ..selection import (
     Picked,
+    Selection,
     both_sides,
     compose,
     conclusion,
@@ -30,7 +31,6 @@ from ..selection import (
     without_repeats,
 )
 from ..text.citations import merge_adjacent, strip_citations
-from ..text.compare import compared
 from ..text.content import answer_words
 from ..text.relevance import relevant_sentences
 from ..text.splitter import split_sentences, whole_part
@@ -193,8 +193,9 @@ def fallback_quotes(pipe: VeriCite, q: Question, opening: str = "") -> tuple[lis
     when the first quote stops at the first hop of a two-hop question, the document sentence stating
     what the question asks of the one it introduces leads (:func:`~vericite.engine.selection.next_hop`);
     for a question about two named things, one sentence about each (:func:`~vericite.engine.selection.both_sides`),
-    opened, for a comparison, with the one their dates or numbers make the answer
-    (:func:`~vericite.engine.text.compare.compared`: checked like the answer step's short answer).
+    opened with the short answer the answer step's would open with (:func:`~vericite.engine.selection.conclusion`:
+    for a comparison the one their dates or numbers make the answer, for "both examples of what?" the word both
+    say, for a yes/no question the "Yes"/"No" the quotes or stage 1's ``opening`` give), checked like that one.
 
     Returns:
         (the sentences with their citation marks, the trace notes of the lead and of the quotes left out).
@@ -227,18 +228,19 @@ def fallback_quotes(pipe: VeriCite, q: Question, opening: str = "") -> tuple[lis
         notes += (f"fallback quotes: left out {len(quotes) - len(shown)} that another quote says: "
                   f"{[s.text for s in quotes if s not in shown]}",)
     out = [with_citations(s) for s in shown]
-    winner = compared(q.text, [s.text for s in shown])  # as after the answer step: the one their dates or numbers make it
-    if winner:
-        out.insert(0, _short_answer(winner, shown))
-        notes += (f"fallback quotes: open with {winner!r}, the one their dates or numbers make the answer",)
+    # as after the answer step: the short answer a yes/no question, a comparison or "what do both share" needs
+    short = conclusion(Selection("", ()), q.text, opening, q.lang, [s.text for s in shown]) if shown else ""
+    if short:
+        out.insert(0, _short_answer(short, shown))
+        notes += (f"fallback quotes: open with {short!r}, the short answer the quotes or stage 1's opening give",)
     return out, notes
 
 
 def _short_answer(short: str, shown: Sequence[Statement]) -> str:
     """The short answer ("Yes", "Broad Peak") as the answer's opening sentence, citing every document the
     ``shown`` sentences cite: the final check rewrites it as a claim with the question and checks it."""
-    cites = tuple(dict.fromkeys(c for s in shown for c in s.citations))
-    return with_citations(Statement(R.REFINE, f"{short}.", cites, R.KEPT, None, short))
+    cites = tuple(sorted({c for s in shown for c in s.citations}))
+    return merge_adjacent(with_citations(Statement(R.REFINE, f"{short}.", cites, R.KEPT, None, short)))
 
 
 def _quote(i: int, sent: str) -> Statement:

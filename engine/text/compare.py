@@ -36,15 +36,16 @@ _END_CHOICE = re.compile(r"^\W*(?:who|which|what)\b(?P<a>.+)\s+or\s+(?P<b>[^,]+)
 _AUX = r"^\W*(?:is|are|was|were|do|does|did|have|has|had)\s+"
 _BOTH = re.compile(_AUX + r"(?:the\s+)?(?P<a>.+?)\s+and\s+(?:the\s+)?(?P<b>.+?)\s+both\b", re.I)
 _BOTH_FIRST = re.compile(_AUX + r"both\s+(?:the\s+)?(?P<a>.+?)\s+and\s+(?:the\s+)?(?P<rest>.+)$", re.I)
-_SAME = re.compile(_AUX + r"(?:the\s+)?(?P<a>.+?)\s+and\s+(?:the\s+)?(?P<rest>.+?\bthe\s+same\b.*)$", re.I)
+_SAME = re.compile(_AUX + r"(?:the\s+)?(?P<a>.+?)\s+and\s+(?:the\s+)?(?P<rest>.+?\b(?:the|that)\s+same\b.*)$", re.I)
 # what two things have in common: "What type of media does Bitter Jester and Sicko have in common?", "What
 # occupation do Chris Menges and Aram Avakian share?",
 # '"A Summer in the Cage" and "American Hardcore" are both what kind of film?', "What genre are both A and B?"
 _COMMON = re.compile(r"^\W*(?:what|which)\b.*?\b(?:do|does|did)\s+(?:the\s+)?(?P<a>.+?)\s+and\s+(?:the\s+)?"
                      r"(?P<b>.+?)\s+(?:both\s+)?(?:have\s+in\s+common|share(?:\s+in\s+common)?)$", re.I)
 # "A and B are both what kind of film?", "A and B are both best known for what profession?", "A and B are what
-# kind of magazines?"
-_BOTH_WHAT = re.compile(r"^\W*(?:the\s+)?(?P<a>.+?)\s+and\s+(?:the\s+)?(?P<b>.+?)\s+(?:are|were)\s+(?:both\s+)?"
+# kind of magazines?", "Both A and B had what role in film making?"
+_BOTH_WHAT = re.compile(r"^\W*(?:both\s+)?(?:the\s+)?(?P<a>.+?)\s+and\s+(?:the\s+)?(?P<b>.+?)\s+"
+                        r"(?:are|were|had|have|share|shared)\s+(?:both\s+)?"
                         r"(?:[a-z]+\s+){0,3}?(?:what|which)\b", re.I)
 # "What type of film are both A and B?", "What genre of music was played by both A and B?"
 _WHAT_BOTH = re.compile(r"^\W*(?:what|which)\b[^,]*?\b(?:(?:are|were)|by)\s+both\s+(?:the\s+)?(?P<a>.+?)\s+and\s+"
@@ -53,7 +54,7 @@ _WHAT_BOTH = re.compile(r"^\W*(?:what|which)\b[^,]*?\b(?:(?:are|were)|by)\s+both
 #: sentences use can answer (not "what award", "what city": a name)
 _ASKED_NOUN = re.compile(r"^.*?\b(?:what|which)\s+(?!are\b|is\b|was\b|were\b|do\b|does\b|did\b)([a-z]+)", re.I)
 _KINDS = frozenset("""type types kind kinds sort sorts genre genres form forms profession professions occupation
-occupations job jobs career careers media medium role roles field fields""".split())
+occupations job jobs career careers media medium role roles roll field fields""".split())  # "what roll in film"
 #: what the two things are, not the genre they share ("INXS was an Australian rock band": "rock")
 _CLASSES = frozenset("band group company magazine album song series newspaper organization organisation".split())
 #: a word naming a role ("director", "producer", "singer", "novelist", "musician")
@@ -94,7 +95,22 @@ _SPAN_SEP = re.compile(r"\s*(?:[–—-]|\buntil\b|\bto\b|\bthrough\b)\s*", re.I
 _HEIGHT_Q = re.compile(r"\b(?:higher|highest|taller|tallest|lower|lowest)\b", re.I)
 _HEIGHT = re.compile(rf"(?P<n>{_NUMBER})\s*(?P<u>m|metres|meters|ft|feet)(?![\w²])")
 #: the thing counted: the word after "more"/"most"/"fewer" ("Which genus contains more species")
-_COUNTED = re.compile(r"\b(?:more|most|fewer|fewest)\s+(?P<w>[^\W\d_]{3,})(?:\s+(?P<w2>[^\W\d_]{3,}))?", re.I)
+_COUNTED = re.compile(r"\b(?:more|most|fewer|fewest|number\s+of)\s+(?P<w>[^\W\d_]{3,})(?:\s+(?P<w2>[^\W\d_]{3,}))?",
+                      re.I)
+#: "Which band has more members": a band's members counted off the names a sentence lists after these words
+#: ("an English pop rock band consisting of Andy Brown, Ryan Fletcher, Joel Peat and Adam Pitts": 4)
+_LISTED = re.compile(r"\b(?:consist(?:s|ed|ing)\s+of|compris(?:es|ed|ing)|composed\s+of|made\s+up\s+of|"
+                     r"line-?up\s+of)\s*:?\s+", re.I)
+#: a listed name: capitalised words, a nickname in quotes among them ('David "Jaff" Craig')
+_LISTED_NAME = re.compile(r"(?:[A-Z][\w'’.-]*|[\"“][^\"”]+[\"”])(?:\s+(?:[A-Z][\w'’.-]*|[\"“][^\"”]+[\"”]))*")
+_LIST_SEP = re.compile(r"\s*,\s*(?:and\s+)?|\s+and\s+")
+#: "Who held more diverse roles in the movie industry, A or B?", "which filmmaker had more diverse job
+#: experiences": compared by how many roles a sentence saying what each is lists
+_DIVERSE_Q = re.compile(r"\bmore\s+(?:diverse|varied|different)\b", re.I)
+#: what a sentence says one is, up to what is not a role ("an American director, producer, and screenwriter
+#: for film and television")
+_IS_ROLES = re.compile(r"\b(?:is|was|are|were)\s+(?:an?|the)\s+(?P<roles>[^.;()]+?)(?=\s+(?:for|in|of|on|at|from|with|"
+                       r"who|which|whose|that|known|best|born|based)\b|[.;(]|$)")
 #: one of a kind: "a single species", "its sole member"
 _ONE = frozenset({"single", "sole"})
 #: a comparison of when works came out ("Which came out first, Dinosaur or McFarland, USA"), and the year a
@@ -348,8 +364,8 @@ def _date_of(question: str, event: frozenset[str], sentence: str) -> tuple[int, 
     naming the event."""
     if event & stems("died death"):
         dates = list(_DATE.finditer(sentence))
-        for a, b in zip(dates, dates[1:]):
-            if _SPAN_SEP.fullmatch(sentence[a.end():b.start()]):
+        for a, b in zip(dates, dates[1:]):  # a place may follow the birth: "(July 1, 1909, Montevideo – May 30, 1994"
+            if _SPAN_SEP.fullmatch(re.sub(r"^,\s*[A-Z][^,()–—]{0,30}?(?=\s*[–—-])", "", sentence[a.end():b.start()])):
                 return first_date(b.group(0))
     # "Which film is older": a work's age is its year ("is a 1971 British-American musical fantasy film")
     aged = event & stems("born birth") and not _dates(event, sentence)
@@ -445,9 +461,10 @@ def number(question: str, sentence: str) -> float | None:
     for "higher"/"taller" ("at 8035 m", "26,414 ft" -> 8050.99), else the count of the word after
     "more"/"most"/"fewer" or the one after it ("more species", "more individual species": "consists of
     118 species" -> 118.0, "There are three species" -> 3.0, "a single species" / "the only species" ->
-    1.0; digits or the words zero to twenty, at most three words before it); None when
-    the question compares nothing by number or the sentence gives none; for "more often" the issues a year
-    (:func:`frequency`)."""
+    1.0; digits or the words zero to twenty, at most three words before it; not "one of the members"); "the
+    number of species" likewise; for "more members" without a count the names listed (:func:`listed`); for
+    "more diverse roles" the roles said (:func:`roles`); None when the question compares nothing by number or
+    the sentence gives none; for "more often" the issues a year (:func:`frequency`)."""
     if _OFTEN_Q.search(question):
         return frequency(sentence)
     if _LONGER_Q.search(question) and (years := _years(sentence)) is not None:
@@ -458,6 +475,8 @@ def number(question: str, sentence: str) -> float | None:
             return None
         n = float(m.group("n").replace(",", ""))  # digits: never None
         return n * 0.3048 if m.group("u") in ("ft", "feet") else n
+    if _DIVERSE_Q.search(question):
+        return roles(sentence)
     c = _COUNTED.search(question)
     if not c:
         return None
@@ -467,9 +486,40 @@ def number(question: str, sentence: str) -> float | None:
         # "a single species", "the only species in the genus": one
         one = t.lower() in _ONE or (t.lower() == "only" and k > 0 and tokens[k - 1].lower() == "the")
         counted = 1.0 if one else _count(t)
+        if tokens[k + 1:k + 2] == ["of"]:  # "one of the band members": a part, not a count
+            continue
         if counted is not None and any(stems(w) & want for w in tokens[k + 1:k + 5]):
             return counted
-    return None
+    return listed(sentence) if want & stems("members") else None
+
+
+def listed(sentence: str) -> float | None:
+    """How many names ``sentence`` lists after "consisting of", "comprising", "members" ("consisting of Ross
+    Millard, Barry Hyde, David "Jaff" Craig and Dave Hyde" -> 4.0); None when it lists fewer than two. The
+    list ends at its first item that is not a name."""
+    m = _LISTED.search(sentence)
+    if not m:
+        return None
+    n = 0
+    listing = re.sub(r"\s*\([^()]*\)", "", sentence[m.end():])  # "Ross Millard (vocals and guitar), Barry Hyde"
+    for item in _LIST_SEP.split(re.split(r"[.;:()]|\s[–—-]\s", listing, maxsplit=1)[0]):
+        if not _LISTED_NAME.fullmatch(item.strip()):
+            break
+        n += 1
+    return float(n) if n >= 2 else None
+
+
+def roles(sentence: str) -> float | None:
+    """How many roles ``sentence`` gives one where it says what one is ("is an American movie director,
+    screenwriter, producer, musician, editor and composer" -> 6.0; "is an independent American film director and
+    screenwriter" -> 2.0): the items of the list after "is a" whose last word names a role ("-er", "-or",
+    "-ist", ...); None when it gives none."""
+    m = _IS_ROLES.search(sentence)
+    if not m:
+        return None
+    items = [i.split()[-1] for i in _LIST_SEP.split(m.group("roles")) if i.split()]
+    n = sum(1 for w in items if _ROLE.search(w) and w[:1].islower())
+    return float(n) or None
 
 
 def by_numbers(question: str, sentences: Sequence[str]) -> str | None:
@@ -553,15 +603,16 @@ def both_say(question: str, sentences: Sequence[str]) -> bool:
                    for s in sentences) for name, other in (pair, pair[::-1]))
 
 
-_SAME_Q = re.compile(r"\bthe\s+same\s+(?P<noun>[a-z]{4,})\b", re.I)
+_SAME_Q = re.compile(r"\b(?:the|that)\s+same\s+(?P<noun>[a-z]{4,})\b", re.I)
 
 
 def same(question: str, sentences: Sequence[str]) -> str:
     """"Yes" or "No" to a question asking whether two things share one thing ("Are both Dafeng District and
     Dazhou located in the same province?", "Were Scott Derrickson and Ed Wood of the same nationality?")
     when, for each, a sentence of ``sentences`` naming it alone (:func:`alone`) gives that thing: the name
-    before or after the question's noun ("the Jiangsu province", "province of Sichuan"); for a nationality
-    or a country the first nationality word ("American"); for a director the name after "directed by". ""
+    before or after the question's noun ("the Jiangsu province", "province of Sichuan"); for a nationality,
+    a country or a language the first nationality word ("American", "French"); for a director the name after
+    "directed by"; for "the same number of acts" the count (:func:`number`: "an opera in three acts"). ""
     when the question asks no such thing or a side gives none. A sentence-pair checker cannot compare two
     documents' provinces."""
     m = _SAME_Q.search(question)
@@ -571,7 +622,10 @@ def same(question: str, sentences: Sequence[str]) -> str:
     noun = m.group("noun").lower()
 
     def value(sentence: str) -> str | None:
-        if noun in ("nationality", "country"):
+        if noun == "number":  # "the same number of acts": "an opera in three acts"
+            n = number(question, sentence)
+            return None if n is None else str(float(n))
+        if noun in ("nationality", "country", "language"):
             return next((w.lower() for w in re.findall(r"[A-Z][a-z]+", sentence) if w.lower() in DEMONYMS), None)
         if noun == "director":  # "a 2005 documentary directed by Maryam Zaree"
             hit = re.search(rf"\bdirected\s+by\s+({NAME_RUN.pattern})", sentence)

@@ -12,13 +12,16 @@ Names are capitalised words (Latin or Cyrillic) that are not common sentence ope
 prompt words; initials are not checked. A name is found in the documents when, case aside, it
 occurs as written or as the same Snowball stem (English or Russian: "Варшава" = "Варшаве",
 "Canadians" = "Canadian"); a possessive "'s" is ignored. Aliases count when the document itself
-writes them (it names the alias). The rule cannot see a swapped role between two names both in
-the document; it rejects a correct claim that names an entity by a form its document does not
+writes them (it names the alias). A claim copying a document sentence's predicate onto another
+subject than the sentence's own ("Béla Gaál was the first sound film ..." from "His 1930 film ... was the
+first sound film ...") fails too (:func:`swapped_subject`); other swapped roles between two names both in
+the document it cannot see. It rejects a correct claim that names an entity by a form its document does not
 use ("the U.S." for "United States"), which the support bench measures.
 """
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from functools import lru_cache
 
 import snowballstemmer
@@ -136,3 +139,86 @@ def unsupported_names(premise: str, hypothesis: str) -> list[str]:
         if n not in out and not found(n, premise):
             out.append(n)
     return out
+
+
+_COPULA = re.compile(r"\s(?:is|was|are|were)\s")
+_TOKEN = re.compile(r"\w+")
+_POSSESSIVES = frozenset({"his", "her", "its", "their"})
+_COPULAS = frozenset({"is", "was", "are", "were"})
+_HAS = frozenset({"has", "had", "have"})
+#: the predicate words a claim must share, in a row, with a document sentence to have copied it
+_PREDICATE_WORDS = 4
+_PREDICATE_KEY = 8
+
+
+#: a full stop that ends no sentence: an initial ("Thomas R. Jackson") or a short form ("St. Peter's")
+_NOT_AN_END = r"(?<!\s[A-Z])(?<!^[A-Z])(?<!\bSt)(?<!\bMt)(?<!\bDr)(?<!\bMr)(?<!\bJr)(?<!\bSr)(?<!\bvs)"
+
+
+def _doc_subject(premise: str, at: int) -> str:
+    """The words of ``premise``'s sentence before position ``at`` (its verb): the subject as written."""
+    ends = re.finditer(_NOT_AN_END + r"[.!?]\s+(?=[\"“(]?[A-Z])|\n", premise[:at])
+    return premise[max((m.end() for m in ends), default=0):at].strip()
+
+
+def _head(subject: str) -> str:
+    """A subject up to its first comma, bracket, semicolon or dash ("Tales Of Budapest (Hungarian: ...)" ->
+    "Tales Of Budapest")."""
+    return re.split(r"\s*(?:[,(;]|\s[–—-]\s)", subject, maxsplit=1)[0].strip()
+
+
+def _subject_swapped(doc_subject: str, subject: str, titles: Sequence[str]) -> bool:
+    """Whether a document sentence whose subject is ``doc_subject`` says its predicate of another thing than
+    ``subject``: of what a possessive names ("His 1930 film"), or of the document's own subject (its title, or
+    "It") where the claim's subject is another thing or only a part of the title ("Memoir of Halldór Laxness").
+    False when the subject as written names the claim's (an alias: "Damon Gough, known as Badly Drawn Boy"),
+    or the verb is a later one of the sentence ("It is listed on ... and is a constituent of ...")."""
+    said = names(subject)
+    if re.search(r"\b(?:and|or|but|which|who|that)$", doc_subject) or any(found(n, doc_subject) for n in said):
+        return False
+    head = _head(doc_subject)
+    words = head.split()
+    if words and words[0].lower() in _POSSESSIVES:  # "His 1930 film": the film, not him, unless the claim says whose
+        rest = {w.lower() for w in _TOKEN.findall(" ".join(words[1:]))} - FUNCTION_WORDS
+        return not rest & {w.lower() for w in _TOKEN.findall(subject)}
+    own = [n for t in titles if (n := names(re.split(r"\s*[,(]", t, maxsplit=1)[0]))]  # "Gold Hill, North Carolina"
+    if head in ("It", "This"):  # the document's subject: the claim's is a part of its title, not the title
+        return any(all(found(w, " ".join(t)) for w in said) and not all(found(w, subject) for w in t) for t in own)
+    # a sentence about the document's own subject ("Tales Of Budapest is a 1937 Hungarian comedy film")
+    return any(all(found(w, head) for w in t) for t in own)
+
+
+def swapped_subject(premise: str, hypothesis: str, titles: Sequence[str] = ()) -> str:
+    """The subject of the ``premise`` sentence whose predicate the ``hypothesis`` copies onto another
+    subject ("Béla Gaál was the first sound film to be made in Hungary" from 'His 1930 film "Csak egy
+    kislány" was the first sound film to be made in Hungary' -> 'His 1930 film "Csak egy kislány"'; "Halldór
+    Laxness was the memoir of novelist ..." from "It is the memoir of novelist ..." in the document titled
+    "Memoir of Halldór Laxness" -> "It"); "" when it copies none or says it of the same thing.
+
+    The hypothesis is "<name> is/was/are/were <predicate>"; its predicate's first words (at least four)
+    must follow "is/was/are/were" in the premise, and every sentence where they do must say them of
+    another thing: a name that shares none of the hypothesis subject's names, a possessive ("His film"),
+    or "It" for a document whose ``titles`` (the cited documents') hold the subject as a part ("Memoir of
+    Halldór Laxness"); or "has" ("Frank Iero is a solo punk rock project" from "He has a solo punk rock project":
+    -> "He has"). A sentence-pair checker passes such a claim: every word is in the document."""
+    m = _COPULA.search(hypothesis)
+    subject = hypothesis[:m.start()].strip() if m else ""
+    if not m or not names(subject) or len(subject.split()) > 8 or re.fullmatch(r"The\s+\S+", subject):
+        return ""  # "The Basilica": a description, not a name
+    key = [w.lower() for w in _TOKEN.findall(hypothesis[m.end():])][:_PREDICATE_KEY]
+    if len(key) < _PREDICATE_WORDS:
+        return ""
+    spans = [(t.start(), t.group(0).lower()) for t in _TOKEN.finditer(premise)]
+    toks = [w for _, w in spans]
+    swapped = ""
+    for i in range(1, len(toks) - len(key) + 1):
+        if toks[i:i + len(key)] != key or toks[i - 1] not in _COPULAS | _HAS:
+            continue
+        doc_subject = _doc_subject(premise, spans[i - 1][0])
+        if toks[i - 1] in _HAS:  # "He has a solo punk rock project": he has it, he is not it
+            swapped = swapped or f"{_head(doc_subject)} {toks[i - 1]}"
+            continue
+        if not _subject_swapped(doc_subject, subject, titles):
+            return ""  # said of the same thing (or one cannot tell) somewhere: not swapped
+        swapped = swapped or _head(doc_subject)
+    return swapped

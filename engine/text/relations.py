@@ -74,10 +74,12 @@ def asked(question: str, lang: str = "en") -> frozenset[str]:
 
 
 #: "Robert Zigler Leonard (October 7, 1889 – August 27, 1968) was ...": a biography opens with the life's
-#: span, which states the birth (its first year) without the word "born"
-LIFESPAN = re.compile(r"\((?:born\s+)?[^()]{0,24}?\b\d{4}\s*[–—-]")
+#: span, which states the birth (its first year) without the word "born"; a place may follow each date
+#: ("(July 1, 1909, Montevideo – May 30, 1994, Madrid)")
+_PLACE = r"(?:,\s*[A-Z][^,()–—]{0,30}?)?"
+LIFESPAN = re.compile(rf"\((?:born\s+)?[^()]{{0,24}}?\b\d{{4}}{_PLACE}\s*[–—-]")
 #: a span with both years states the death too
-_FULL_SPAN = re.compile(r"\((?:born\s+)?[^()]{0,24}?\b\d{4}\s*[–—-]\s*[^()]{0,24}?\b\d{4}\s*\)")
+_FULL_SPAN = re.compile(rf"\((?:born\s+)?[^()]{{0,24}}?\b\d{{4}}{_PLACE}\s*[–—-]\s*[^()]{{0,24}}?\b\d{{4}}{_PLACE}\s*\)")
 
 
 def states(sentence: str, wanted: frozenset[str], lang: str = "en") -> bool:

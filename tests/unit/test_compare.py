@@ -186,6 +186,9 @@ def test_both_are_said_when_a_sentence_about_each_says_what_the_question_asks():
     assert not both_say(q, ["Marilyn Manson and Joe Lynn Turner are American singers and songwriters.", turner])
     same = "Are Marilyn Manson and Joe Lynn Turner from the same country?"
     assert not both_say(same, ["Marilyn Manson is from the country of America.", "Joe Lynn Turner is from the country of Italy."])
+    # what the sentences shown say outranks the model's word
+    assert SEL.conclusion(SEL.Selection("No, they are not.", ()), q, shown=[manson, turner]) == "Yes"
+    assert SEL.conclusion(SEL.Selection("No, they are not.", ()), q, shown=[manson]) == "No"
 
 
 def test_how_long_something_lasted_is_compared_in_years():
@@ -210,6 +213,10 @@ def test_deaths_releases_and_single_species_are_compared():
     assert compared(q, spans) == "George Archainbaud"  # the end of the life span, not the birth
     assert compared("Who died first, A Smith or B Jones?", ["A Smith (1890 – 1970) was a director.",
                                                            "B Jones (1895 – 1960) was a director."]) == "B Jones"
+    placed = ["Juan Onetti (July 1, 1909, Montevideo – May 30, 1994, Madrid) was an Uruguayan novelist.",
+              "Bryce Courtenay (14 August 1933 – 22 November 2012) was a novelist."]  # a place after each date
+    assert compared("Who died first, Bryce Courtenay or Juan Onetti?", placed) == "Juan Onetti"
+    assert compared("Who was born first, Bryce Courtenay or Juan Onetti?", placed) == "Juan Onetti"
     q = "Which came out first, Dinosaur or Frozen?"
     films = ["Dinosaur is a 2000 American CGI animated adventure film.", "Frozen is a 2013 American animated film."]
     assert compared(q, films) == "Dinosaur" and compared(q.replace("first", "later"), films) == "Frozen"
@@ -380,3 +387,41 @@ def test_the_same_country_or_director_and_a_type_of_publication():
     q = "What type of publication does St. Anthony Messenger and Revolver have in common?"
     assert in_common(q, ["St. Anthony Messenger is a Catholic monthly magazine.",
                          "Revolver is an American magazine published by Project M Group."]) == "magazine"
+
+
+def test_members_are_counted_off_a_list_and_roles_off_what_each_is():
+    q = "Which band has more members, The Futureheads or Marcy Playground?"
+    heads = 'The Futureheads are an English post-punk band consisting of Ross Millard, Barry Hyde, David "Jaff" Craig and Dave Hyde.'
+    marcy = "Marcy Playground is an American alternative rock band consisting of three members: John Wozniak, Dylan Keefe."
+    assert number(q, heads) == 4 and number(q, marcy) == 3 and compared(q, [heads, marcy]) == "The Futureheads"
+    # "one of the band members" counts nothing; a list of one is no count
+    assert number(q, heads.replace("Millard", "Millard (vocals, guitar)").replace("Dave Hyde", "Dave Hyde (drums)")) == 4
+    assert number(q, "Mark Eitzel of Marcy Playground was one of the band members.") is None
+    assert number(q, "Marcy Playground is a band consisting of John Wozniak.") is None
+    assert number(q, "Marcy Playground is a band consisting of John Wozniak, the songwriter.") is None
+    q = "Between Frederick King Keller and Ian Schneider, which filmmaker had more diverse job experiences?"
+    keller = "Frederick King Keller is an American director, producer, and screenwriter for film and television."
+    ian = "Ian Schneider is an independent American film director and screenwriter."
+    assert number(q, keller) == 3 and number(q, ian) == 2 and compared(q, [ian, keller]) == "Frederick King Keller"
+    assert number(q, "Ian Schneider is an independent American filmmaker from Ohio.") == 1
+    assert number(q, "Ian Schneider directed Rush.") is None
+
+
+def test_the_number_of_things_compared_or_the_same():
+    q = "In which genus number of species are more, Lavatera or Oplismenus?"
+    lav, opl = "Lavatera is a genus of about 25 species of plants.", "The genus Oplismenus has over 100 described species."
+    assert compared(q, [lav, opl]) == "Oplismenus"
+    q = "Do the operas Vanessa and Carmen contain that same number of acts?"
+    assert both(q) == ["Vanessa", "Carmen"]
+    assert same(q, ["Vanessa is an American opera in three acts.", "Carmen is an opera in 3 acts by Bizet."]) == "Yes"
+    assert same(q, ["Vanessa is an American opera in three acts.", "Carmen is an opera in four acts by Bizet."]) == "No"
+    assert same(q, ["Vanessa is an American opera in three acts.", "Carmen is an opera by Bizet."]) == ""
+    q = "Are the librettos of Carmen and Vanessa in the same language?"
+    assert same(q, ["Carmen has a French libretto.", "The libretto of Vanessa is in English."]) == "No"
+
+
+def test_both_a_and_b_had_what_role():
+    q = "Both Ralph Bakshi and Béla Gaál had what roll in film making?"
+    assert common(q) == ["Ralph Bakshi", "Béla Gaál"]
+    assert in_common(q, ["Ralph Bakshi was an American director of animated and live-action films.",
+                         "Béla Gaál was a Hungarian film director."]) == "director"

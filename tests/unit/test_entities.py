@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from vericite.engine import records as R
 from vericite.engine.verifier import Verifier, answer_claims
-from vericite.engine.text.entities import found, names, unsupported_names
+from vericite.engine.text.entities import found, names, swapped_subject, unsupported_names
 from vericite.engine.pipeline import Settings, VeriCite
 from vericite.engine.records import Document, StageTrace
 from vericite.engine.timeline import Timeline
@@ -87,3 +87,49 @@ def test_the_pipeline_drops_a_final_sentence_that_forces_a_name_onto_its_documen
     off = VeriCite(ScriptedLLM(replies), Lenient(), settings=Settings(claim_words=0, entity_guard=False)).answer(
         "Which Canadian band released Counterparts?", DOCS)
     assert "Counterparts is the Police" in off.answer
+
+
+GAAL = ('Béla Gaál (2 January 1893 – 18 February 1945) was a Hungarian film director.  His 1930 film "Csak egy '
+        'kislány" was the first sound film to be made in Hungary.')
+
+
+def test_a_claim_copying_a_predicate_onto_another_subject_is_swapped():
+    assert swapped_subject(GAAL, "Béla Gaál was the first sound film to be made in Hungary.") == \
+        'His 1930 film "Csak egy kislány"'
+    assert swapped_subject(GAAL, "Béla Gaál was a Hungarian film director.") == ""  # said of him
+    assert swapped_subject(GAAL, "Béla Gaál's 1930 film was the first sound film to be made in Hungary.") == ""
+    memoir = "Memoir of Halldór Laxness was published in 2003.  It is the memoir of novelist and Nobel Laureate Laxness."
+    claim = "Halldór Laxness was the memoir of novelist and Nobel Laureate Laxness."
+    assert swapped_subject(memoir, claim, ["Memoir of Halldór Laxness"]) == "It"  # "It" is the memoir, not him
+    assert swapped_subject(memoir, claim, ["Halldór Laxness"]) == ""
+    tales = 'Tales Of Budapest (Hungarian: "Pesti mese" ) is a 1937 Hungarian comedy film directed by Béla Gaál.'
+    fill = "Béla Gaál is a 1937 Hungarian comedy film directed by Béla Gaál."
+    assert swapped_subject(tales, fill, ["Tales of Budapest"]) == "Tales Of Budapest"  # the document's own subject
+    assert swapped_subject(tales, fill, ["Hungarian cinema"]) == ""  # a name not the document's: cannot tell
+    assert swapped_subject(tales, "Tales of Budapest is a 1937 Hungarian comedy film.", ["Tales of Budapest"]) == ""
+    gough = "Damon Gough (born 1969), known as Badly Drawn Boy, is an English indie singer-songwriter."
+    assert swapped_subject(gough, "Badly Drawn Boy is an English indie singer-songwriter.", ["Damon Gough"]) == ""
+    later = "It is listed on the London Stock Exchange and is a constituent of the FTSE 250 Index."
+    assert swapped_subject(later, "Greene King is a constituent of the FTSE 250 Index.", ["Greene King plc"]) == ""
+    place = "It is situated near the Yadkin River and the Old Beatty Ford Road."
+    assert swapped_subject(place.replace(" and", ","), "Gold Hill is situated near the Yadkin River.",
+                           ["Gold Hill, North Carolina"]) == ""
+    # a described subject ("The film, which starred Tom Hanks") or a pronoun: cannot tell, not swapped
+    film = "The film, which starred Tom Hanks, was released in the summer of 1994. He was a singer in a rock band."
+    assert swapped_subject(film, "Forrest Gump was released in the summer of 1994.") == ""
+    assert swapped_subject(film, "Tom Hanks was a singer in a rock band.") == ""
+    iero = "Frank Iero (born 1981) is an American musician.  He has a solo punk rock project titled the Patience."
+    assert swapped_subject(iero, "Frank Iero is a solo punk rock project titled the Patience.") == "He has"
+    # said of the claim's subject in another sentence: not swapped
+    two = "Tom Smith is an American film actor from Ohio. His brother Bob Smith is an American film actor from Ohio."
+    assert swapped_subject(two, "Bob Smith is an American film actor from Ohio.") == ""
+    assert swapped_subject(two, "Ann Lee is an American film actor from Ohio.", ["Tom Smith"]) == "Tom Smith"
+
+
+def test_the_verifier_fails_a_claim_copying_a_predicate_onto_another_subject():
+    docs = [Document("Béla Gaál", GAAL)]
+    items = answer_claims(R.ANSWER, "Béla Gaál was the first sound film to be made in Hungary [1]. "
+                                    "Béla Gaál was a Hungarian film director [1].", docs, "en", final=False)
+    out, trace = _resolve(Verifier(Lenient(), threshold=0.5, schedule="sequential", entity_guard=True), items)
+    assert [s.verdict for s in out] == [R.DROPPED_NLI, R.KEPT]
+    assert any("say it of 'His 1930 film" in n for n in trace.notes)

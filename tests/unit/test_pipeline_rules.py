@@ -241,6 +241,18 @@ def test_nothing_verified_and_the_question_asks_about_two_things_the_quotes_give
     assert any("open with 'Broad Peak'" in n for n in res.stages[-1].notes)
 
 
+def test_nothing_verified_and_the_question_asks_what_two_share_the_quotes_open_with_it(checker):
+    """The fallback quotes open with the short answer the answer step's would: the word both say."""
+    docs = [Document("Daiquiri", "Daiquiri is a family of cocktails whose main ingredients are rum and lime juice."),
+            Document("Polar Bear (cocktail)", "A Polar Bear is a mint chocolate cocktail that tastes of peppermint.")]
+    q = "The Polar Bear and Daiquiri are both examples of what?"
+    pipe = VeriCite(ScriptedLLM({"answer": "Both are drinks.", "gate": "No"}), checker,
+                    prompts=PromptSet.load("paper-en"), settings=Settings(claim_words=0, fallback_quotes=2))
+    res = pipe.answer(q, docs)
+    assert res.answer.startswith("Cocktail [1, 2]. ")
+    assert any("open with 'Cocktail'" in n for n in res.stages[-1].notes)
+
+
 def test_a_quoted_sentence_opening_with_a_pronoun_names_its_documents_subject(checker):
     """A fallback quote "He was the drummer of the rock band Rush" said nothing about who: its
     pronoun is resolved to the document's title, and the sentence checked as resolved."""

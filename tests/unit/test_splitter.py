@@ -64,6 +64,17 @@ def test_marks_reporting_a_claim_inside_an_open_quotation_still_start_it():
     assert split_statements('Rush is a band. [2] states that "') == ["Rush is a band. [2]"]  # nothing reported
 
 
+def test_marks_joined_with_and_to_the_sentence_before_start_the_next_reported_claim():
+    """'... by Maurice Maeterlinck, and [2]. states that ...' was shown as '... by Maurice Maeterlinck, and [1].'"""
+    text = ("[1] states that the libretto is adapted from the play by Maurice Maeterlinck, and [2]. states that "
+            "Maeterlinck wrote the play in 1899. Rush toured, and [3] more.")
+    assert split_statements(text) == [
+        "The libretto is adapted from the play by Maurice Maeterlinck [1].",
+        "Maeterlinck wrote the play in 1899 [2].",
+        "Rush toured, and [3] more.",                       # no reporting verb after the marks: unchanged
+    ]
+
+
 def test_marks_providing_context_by_stating_a_claim_start_it():
     text = ('"The new king relies on Logue in 1939. [1] provides additional context by stating that "The men become '
             'friends as they work together [1].')

@@ -350,3 +350,26 @@ def test_a_comparisons_short_answer_cites_the_documents_dating_both_sides():
     both = replace(opening, citations=(1, 2))
     d = D.Draft((D.Block("x", (both, ulf, mir), ("a", "b", "c")),), (both, ulf, mir))
     assert D.compared_by_measure(d, f) == d
+
+
+def test_a_failed_short_answer_the_dates_make_right_passes_shown_as_its_claim():
+    q = "Which 1970's film was released first, Charley and the Angel or The Boatniks?"
+    f = replace(fake_facts(), question=q)
+    charley = sentence("Charley and the Angel is a 1973 Disney film.", (4,))
+    boat = sentence("The Boatniks is a 1970 American comedy film.", (1,))
+
+    def opening(claim: str) -> Statement:
+        return replace(sentence(claim, (1, 4), verdict=R.UNSUPPORTED, raw="The Boatniks [1, 4]."), rewritten=True)
+
+    d = D.Draft((D.Block("x", (opening("The Boatniks was released first."), charley, boat), ("a", "b", "c")),),
+                (opening("The Boatniks was released first."), charley, boat))
+    out = D.compared_by_measure(d, f)
+    assert out.sentences[0].verdict == R.SUPPORTED and out.sentences[0].raw == "The Boatniks was released first [1, 4]."
+    # the rewrite copied the other choice after a comma: the short answer is shown as written
+    odd = opening("The Boatniks was released first, Charley and the Angel.")
+    d = D.Draft((D.Block("x", (odd, charley, boat), ("a", "b", "c")),), (odd, charley, boat))
+    out = D.compared_by_measure(d, f)
+    assert out.sentences[0].verdict == R.SUPPORTED and out.sentences[0].raw == "The Boatniks [1, 4]."
+    again = opening("The Boatniks was released first, The Boatniks.")  # or repeated it
+    d = D.Draft((D.Block("x", (again, charley, boat), ("a", "b", "c")),), (again, charley, boat))
+    assert D.compared_by_measure(d, f).sentences[0].raw == "The Boatniks [1, 4]."
