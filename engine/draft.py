@@ -272,9 +272,9 @@ def compared_by_measure(d: Draft, f: Facts) -> Draft:
                 named(c, s.text) for c in losers):  # "The Korean War took place first"
             changed[id(s)] = replace(s, verdict=R.UNSUPPORTED)
             d = d.note(f"compared: {s.raw!r} fails: the answer's sentences date or number both and say {winner!r}")
-        elif s.verdict == R.SUPPORTED and s.rewritten and named(winner, s.text):
-            # the checker kept one document's citation ("Ulf Merbold was born first [2]"); the dates of both
-            # sides' documents carry it: it cites them all
+        elif s.verdict == R.SUPPORTED and (s.rewritten and named(winner, s.text) or _bare(s) == winner):
+            # the checker kept one document's citation ("Ulf Merbold was born first [2]"; a name long enough to be
+            # checked as written, "The New York Enterprise Report [1]"); both sides' documents carry it: it cites them
             cited = _citing_sides(s, passing, pair)
             if cited is not s:
                 changed[id(s)] = cited

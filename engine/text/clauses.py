@@ -6,8 +6,10 @@ Powerful is a 2013 American fantasy adventure film directed by Sam Raimi and pro
 a screenplay written by David Lindsay-Abaire and Mitchell Kapner"). Its leading clauses say less, and
 what they say the document still says: a sentence is cut only after a whole clause, before a clause
 that adds to it (", which ...", ", who ...", ", and was ...", ", known as ...", ", from a ...", a
-participle, an aside opening with "the" or a preposition); never before the next item of a list ("formed
-by vocalist Mark Lanegan, guitarist Gary Lee Conner, ...": the list is what it says), never inside
+participle, an aside opening with "the" or a preposition), or, without a comma, after "is a/an <noun>" before
+what restricts the noun ("a former tennis player from Australia who is ...", "a 1973 comedy film set in ...":
+"X is a P who Q" says "X is a P"; never after "the", "only", "first" or a superlative); never before the next
+item of a list ("formed by vocalist Mark Lanegan, guitarist Gary Lee Conner, ...": the list is what it says), never inside
 brackets or quotes, never after a clause that an "if", "that", "unlike" or "but" leaves open, nor in a
 sentence opening with one ("Although ..."). An aside in brackets that says nothing a reader needs
 (empty, another language's name, an abbreviation, lower-case words; never a name or a number) goes too.
@@ -39,6 +41,12 @@ _NUMBERS = re.compile(r"\b(?:when|year|years|date|first|earlier|earliest|later|l
                       r"century|age|number|many|much)\b", re.I)
 _SUBORDINATE = re.compile(r"\W*(?:although|though|while|when|whenever|if|unless|because|since|as|after|before|unlike|"
                           r"despite|whereas|once)\b", re.I)
+#: where a predicate "is a/an ..." may end without a comma: before what restricts its noun ("a former tennis
+#: player from Australia who is one of ...", "a 1973 Disney comedy film set in ...", "a 2010 film directed by ...");
+#: "X is a P who Q" says "X is a P" (not so for "the only P who Q": no "the", "only", "first", "-est" before it)
+_INDEFINITE = re.compile(r"\s(?:is|was|are|were)\s+an?\s+(?P<np>[^,;()\"“]+?)\s(?=(?:who|which|that|whose|starring|"
+                         r"featuring|set\s+in|[a-z]+ed\s+by|[a-z]+ing\s+(?:a|an|the|his|her|their)\b)\b)")
+_UNIQUE = re.compile(r"\b(?:the|only|first|last|sole|second|third|[a-z]+est)\b", re.I)
 _ASIDE = re.compile(r"\s*\([^()\d]*\)")
 _EMPTY_ASIDE = re.compile(r"\s*\([^()\w]*\)")
 _ENDS_SMALL = re.compile(r"\b(?:and|or|of|the|a|an|to|in|on|at|by|for|with|as|&)$", re.I)
@@ -63,8 +71,9 @@ def leading_clauses(sentence: str, keep: frozenset[str], numbers: bool, longer: 
     """``sentence`` (str, no citation marks, ending with its full stop) without an empty aside ("( ; ] )"), and
     shortened when it has more than ``longer`` words: asides in brackets that say nothing a reader needs and
     hold no digit or ``keep`` stem removed ("(Pashto: ...)"), then, when still longer, cut before the first
-    clause that adds to the ones before it and holds no ``keep`` stem
-    (:func:`~vericite.engine.text.content.stems`) nor, with ``numbers``, a digit; the leading clauses hold at
+    clause that adds to the ones before it (or restricts an indefinite predicate's noun) and holds no ``keep``
+    stem (:func:`~vericite.engine.text.content.stems`) nor, with ``numbers``, a digit when the clauses kept hold
+    none; the leading clauses hold at
     least :data:`MIN_WORDS` words and a verb, close every bracket and quote, and end with a full stop.
 
     Returns:
@@ -81,16 +90,18 @@ def leading_clauses(sentence: str, keep: frozenset[str], numbers: bool, longer: 
         return out
     if _SUBORDINATE.match(out):  # "Although ..., the third single, ..., reached #9": no clause before the main one ends it
         return out
-    for m in _ADDED.finditer(out):
-        head, tail = out[:m.start()], out[m.end():]
+    cuts = sorted([(m.start(), m.end(), True) for m in _ADDED.finditer(out)]
+                  + [(m.end(), m.end(), False) for m in _INDEFINITE.finditer(out) if not _UNIQUE.search(m.group("np"))])
+    for start, end, comma in cuts:
+        head, tail = out[:start], out[end:]
         if head.count("(") != head.count(")") or head.count('"') % 2 or head.count("“") != head.count("”"):
             continue
         if len(head.split()) < MIN_WORDS or not _VERB.search(head) or _ENDS_SMALL.search(head):
             continue
         last = re.split(r"[,;(]", head)[-1]  # the clause the cut would end
-        if _OPEN.search(last) or len(last.split()) < 3:  # left open; or an item of a list ("rock, R&B, and soul")
+        if comma and (_OPEN.search(last) or len(last.split()) < 3):  # left open; or a list's item ("rock, R&B, and soul")
             continue
-        if (stems(tail) & (keep - stems(head))) or (numbers and re.search(r"\d", tail)):
-            continue  # the cut clause says what the question or the answer needs
+        if (stems(tail) & (keep - stems(head))) or (numbers and re.search(r"\d", tail) and not re.search(r"\d", head)):
+            continue  # the cut clause says what the question or the answer needs (a number, when the rest gives none)
         return head.rstrip(" ,;:") + "."
     return out

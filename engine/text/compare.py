@@ -72,11 +72,12 @@ _WORD_OF_NAME = rf"(?:[A-Z0-9][\w'’.&-]*|{_SMALL}(?=(?:\s+{_SMALL})*\s+[A-Z0-9
 _RUN = re.compile(rf"(?<![\w-])[A-Z][\w'’.&-]*(?:,?\s+{_WORD_OF_NAME})*")
 #: the question asks for the earlier date / the later one
 _EARLIER = re.compile(r"\b(?:first|earlier|earliest|older|oldest|before)\b|раньше|старше|первым|первой", re.I)
-_LATER = re.compile(r"\b(?:later|latest|last|younger|youngest|more recent(?:ly)?|most recent(?:ly)?|after)\b"
+_LATER = re.compile(r"\b(?:later|latest|last|younger|youngest|newer|newest|more recent(?:ly)?|most recent(?:ly)?|after)\b"
                     r"|позже|младше|моложе", re.I)
 #: words that ask for the order, not the event ordered
-_ORDER_WORDS = "first earlier earliest older oldest before later latest last younger youngest recent recently after"
-_AGE = re.compile(r"\b(?:older|oldest|younger|youngest)\b", re.I)
+_ORDER_WORDS = ("first earlier earliest older oldest before later latest last younger youngest newer newest recent "
+                "recently after")
+_AGE = re.compile(r"\b(?:older|oldest|younger|youngest|newer|newest)\b", re.I)
 # "Who lived to an older age", "Which playwright lived a longer life": not a birth date
 _LIFE = re.compile(r"\b(?:age|aged|lived|life|lifetime)\b", re.I)
 _NUMBER = r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?"
@@ -111,6 +112,10 @@ _DIVERSE_Q = re.compile(r"\bmore\s+(?:diverse|varied|different)\b", re.I)
 #: for film and television")
 _IS_ROLES = re.compile(r"\b(?:is|was|are|were)\s+(?:an?|the)\s+(?P<roles>[^.;()]+?)(?=\s+(?:for|in|of|on|at|from|with|"
                        r"who|which|whose|that|known|best|born|based)\b|[.;(]|$)")
+#: a band's size said in one word ("an electronic rock duo")
+_GROUP = {"duo": 2.0, "trio": 3.0, "quartet": 4.0, "quintet": 5.0, "sextet": 6.0, "septet": 7.0, "octet": 8.0}
+#: "Which genus has more species, Bactris and Epigaea?": the two after the last comma, joined by "and"
+_AND_CHOICE = re.compile(r",\s*(?:the\s+)?(?P<a>[^,]+?)\s+and\s+(?:the\s+)?(?P<b>[^,]+)$", re.I)
 #: one of a kind: "a single species", "its sole member"
 _ONE = frozenset({"single", "sole"})
 #: a comparison of when works came out ("Which came out first, Dinosaur or McFarland, USA"), and the year a
@@ -153,7 +158,8 @@ def choices(question: str) -> list[str]:
     Silva"), between commas ("Which band, Letters to Cleo or Screaming Trees, had more members?"), after
     "between" ("In between The Bears and I and Oceans which was released ...?"), as
     "Is A or B ...?" ("Muskegon County Airport", "John Wayne Airport"), or at its end
-    without a comma ("who is younger Keith Bostic or Jerry Glanville ?"); [] for another question."""
+    without a comma ("who is younger Keith Bostic or Jerry Glanville ?"), or joined by "and" after the comma of
+    a comparison ("Which genus has more species, Bactris and Epigaea?"); [] for another question."""
     # "Which of these battles occurred earlier--the Battle of Peleliu or ...": a dash sets them off like a comma
     q = _DASH.sub(", ", question.strip().rstrip("?").rstrip())
     m = _CHOICE.search(q)
@@ -176,6 +182,10 @@ def choices(question: str) -> list[str]:
             a, b = both[:k].strip(), re.sub(r"^\s*and\s+", "", both[k:]).strip()
             if _lead_name(a) == a and _lead_name(b) == b:
                 return [a, b]
+    m = _AND_CHOICE.search(q)  # "Which genus has more species, Bactris and Epigaea?": a comparison, two names
+    if m and re.match(r"^\W*(?:who|which)\b", q, re.I) and any(p.search(q) for p in (_MORE, _FEWER, _EARLIER, _LATER)) \
+            and _lead_name(m.group("a")) == m.group("a").strip() and _lead_name(m.group("b")) == m.group("b").strip():
+        return [m.group("a").strip(), m.group("b").strip()]
     return []
 
 
@@ -490,7 +500,9 @@ def number(question: str, sentence: str) -> float | None:
             continue
         if counted is not None and any(stems(w) & want for w in tokens[k + 1:k + 5]):
             return counted
-    return listed(sentence) if want & stems("members") else None
+    if not want & stems("members"):
+        return None
+    return next((_GROUP[t.lower()] for t in tokens if t.lower() in _GROUP), None) or listed(sentence)
 
 
 def listed(sentence: str) -> float | None:
@@ -694,10 +706,34 @@ def elsewhere(question: str, sentences: Sequence[str]) -> str:
     return ""
 
 
+#: "Were A and B both formed before 2010?": the event and the year both are asked against
+_BOTH_BY_YEAR = re.compile(r"\bboth\b.*?\b(?P<dir>before|after|prior\s+to|earlier\s+than|later\s+than|since)\s+"
+                           r"(?:the\s+year\s+)?(?P<y>\d{4})\b", re.I)
+
+
+def by_year(question: str, sentences: Sequence[str]) -> str:
+    """"Yes" or "No" to "Were Sound Team and Dead by Sunrise both formed before 2010?" when the sentence about
+    each (:func:`alone`) dates the event asked ("formed in 2000", "formed in 2005"): "Yes" when both dates are
+    on the side of the year asked, else "No"; "" when the question asks no such thing or a side gives no date.
+    A sentence-pair checker cannot say "both" from two documents."""
+    m = _BOTH_BY_YEAR.search(question)
+    pair = both(question)
+    if not m or len(pair) != 2:
+        return ""
+    year = int(m.group("y"))
+    event = answer_words(question, " ".join(pair)) - stems(f"{_ORDER_WORDS} {m.group('dir')} both {year}") - _COMPARING
+    dates = _per_side(pair, sentences, lambda s: _date_of(question, event, s) if event else None)
+    if dates is None:
+        return ""
+    before = m.group("dir").lower().split()[0] in ("before", "prior", "earlier")
+    return "Yes" if all((d[0] < year) if before else (d[0] > year) for d in dates) else "No"
+
+
 def by_sides(question: str, sentences: Sequence[str]) -> str:
     """"Yes" or "No" the sentences about each of two things give a question asking whether they share one
-    thing (:func:`same`), else "No" when one of them is placed elsewhere (:func:`elsewhere`); ""."""
-    return same(question, sentences) or elsewhere(question, sentences)
+    thing (:func:`same`) or both came before or after a year (:func:`by_year`), else "No" when one of them is
+    placed elsewhere (:func:`elsewhere`); ""."""
+    return same(question, sentences) or by_year(question, sentences) or elsewhere(question, sentences)
 
 
 def restates_comparison(claim: str, question: str, premise: str) -> bool:

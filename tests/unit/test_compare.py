@@ -5,6 +5,7 @@ from vericite.engine.records import Statement
 from vericite.engine.text.compare import (
     both,
     both_say,
+    by_sides,
     common,
     elsewhere,
     in_common,
@@ -425,3 +426,20 @@ def test_both_a_and_b_had_what_role():
     assert common(q) == ["Ralph Bakshi", "Béla Gaál"]
     assert in_common(q, ["Ralph Bakshi was an American director of animated and live-action films.",
                          "Béla Gaál was a Hungarian film director."]) == "director"
+
+
+def test_both_before_a_year_a_band_in_one_word_newer_and_two_joined_by_and():
+    q = "Were Sound Team and Dead by Sunrise both formed before 2010?"
+    team, dead = "Sound Team was formed in 2000.", "Dead by Sunrise was an American rock band formed in 2005."
+    assert by_sides(q, [team, dead]) == "Yes" and by_sides(q, [team, dead.replace("2005", "2011")]) == "No"
+    assert by_sides(q, [team]) == ""  # one side undated
+    assert by_sides(q.replace("before", "after"), [team, dead]) == "No"
+    q = "Which band has more constant members, Lilys or Ratatat?"
+    assert compared(q, ["Lilys has only one constant member, Kurt Heasley.",
+                        "Ratatat is a Brooklyn-based electronic rock duo consisting of Mike Stroud and producer Evan Mast."]) == "Ratatat"
+    q = "Which film is newer, The Apple Dumpling Gang or Heavyweights?"
+    assert compared(q, ["The Apple Dumpling Gang is a 1975 American comedy-western film.",
+                        "Heavyweights is a 1995 American comedy-drama film."]) == "Heavyweights"
+    assert choices("Which genus has more species, Bactris and Epigaea?") == ["Bactris", "Epigaea"]
+    assert choices("Which band formed first, and when?") == []
+    assert choices("Which city is older, the capital of France and its suburbs?") == []  # not two names

@@ -235,7 +235,7 @@ def test_nothing_verified_and_the_question_asks_about_two_things_the_quotes_give
     pipe = VeriCite(ScriptedLLM({"answer": "Nanda Devi is higher.", "gate": "No"}), checker,
                     prompts=PromptSet.load("paper-en"), settings=Settings(claim_words=0, fallback_quotes=2))
     res = pipe.answer(q, docs)
-    assert res.answer == ("Broad Peak [2]. Nanda Devi stands at 7,816 m [1]. "
+    assert res.answer == ("Broad Peak [1, 2]. Nanda Devi stands at 7,816 m [1]. "
                           "Broad Peak is a mountain in the Karakoram at 8051 m [2].")
     assert any("one sentence about each" in n for n in res.stages[-1].notes)
     assert any("open with 'Broad Peak'" in n for n in res.stages[-1].notes)

@@ -346,6 +346,10 @@ def test_a_comparisons_short_answer_cites_the_documents_dating_both_sides():
     out = D.compared_by_measure(d, f)
     assert out.sentences[0].citations == (1, 2) and out.sentences[0].raw == "Ulf Merbold was born first [1, 2]."
     assert any("cites the documents dating both sides" in n for n in out.notes)
+    # a bare name checked as written (long enough not to be rewritten) likewise
+    bare = sentence("Ulf Merbold.", (2,), raw="Ulf Merbold [2].")
+    d = D.Draft((D.Block("x", (bare, ulf, mir), ("a", "b", "c")),), (bare, ulf, mir))
+    assert D.compared_by_measure(d, f).sentences[0].raw == "Ulf Merbold [1, 2]."
     # it cites them already: unchanged
     both = replace(opening, citations=(1, 2))
     d = D.Draft((D.Block("x", (both, ulf, mir), ("a", "b", "c")),), (both, ulf, mir))
