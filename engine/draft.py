@@ -262,9 +262,10 @@ def compared_by_measure(d: Draft, f: Facts) -> Draft:
     changed: dict[int, Statement] = {}
     for s in d.sentences:
         if s.verdict != R.SUPPORTED and _bare(s) == winner:
-            # shown as the claim when that names it and ends with no choice after a comma ("The Boatniks was
-            # released first, Charley and the Angel", "Dinosaur came out first, Dinosaur": the rewrite copied one)
-            shown = merge_adjacent(with_citations(s)) if s.rewritten and found(winner, s.text) and not any(
+            # shown as the claim when that names it first ("The Apple Dumpling Gang is newer than Heavyweights"
+            # for "Heavyweights" says the other) and ends with no choice after a comma ("The Boatniks was released
+            # first, Charley and the Angel", "Dinosaur came out first, Dinosaur": the rewrite copied one)
+            shown = merge_adjacent(with_citations(s)) if s.rewritten and _first_named(winner, pair, s.text) and not any(
                 re.search(rf",\s*(?:or\s+)?{re.escape(c)}\W*$", s.text) for c in pair) else s.raw
             changed[id(s)] = replace(s, verdict=R.SUPPORTED, raw=shown)
             d = d.note(f"compared: {s.raw!r} passes: the answer's sentences date or number both, and say it")
@@ -280,6 +281,15 @@ def compared_by_measure(d: Draft, f: Facts) -> Draft:
                 changed[id(s)] = cited
                 d = d.note(f"compared: {s.raw!r} cites the documents dating both sides: {cited.raw!r}")
     return d.revise(changed) if changed else d
+
+
+def _first_named(name: str, pair: Sequence[str], text: str) -> bool:
+    """Whether ``text`` names ``name`` (:func:`~vericite.engine.text.entities.found`) and no other of ``pair``
+    before it: the claim is about it."""
+    if not found(name, text):
+        return False
+    at = text.casefold().find(name.casefold())
+    return at >= 0 and not any(0 <= text.casefold().find(c.casefold()) < at for c in pair if c != name)
 
 
 def _citing_sides(s: Statement, passing: Sequence[Statement], pair: Sequence[str]) -> Statement:

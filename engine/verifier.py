@@ -28,7 +28,7 @@ from .nli.onnx_scorer import require_finite
 from .records import Document, StageTrace, Statement
 from .text.citations import invalid_citations, parse_citations, strip_citations
 from .text.entities import swapped_subject, unsupported_names
-from .text.splitter import cut_start, split_statements
+from .text.splitter import cut_start, spliced, split_statements
 from .timeline import Timeline
 
 
@@ -94,7 +94,8 @@ def answer_claims(stage: str, text: str, documents: Sequence[Document], lang: st
     of the documents it cites.
 
     Stage 1 (``final=False``) drops fragments (fewer than ``min_words`` words, or opening with a word
-    in lower case: a piece of a sentence, "provides additional information about ..."), uncited and
+    in lower case: a piece of a sentence, "provides additional information about ..."; or two pieces spliced,
+    "... stems. has simple leaves": :func:`~vericite.engine.text.splitter.spliced`), uncited and
     out-of-range sentences with a ``dropped:*`` verdict; the final check (``final=True``) reports
     uncited or out-of-range sentences as ``no_citation`` and keeps them.
 
@@ -108,8 +109,9 @@ def answer_claims(stage: str, text: str, documents: Sequence[Document], lang: st
         clean = strip_citations(sent)
         if not clean:
             continue
-        if not final and (len(clean.split()) < min_words or cut_start(clean.lstrip("\"“«'("))):
-            # a piece of a sentence: "[5] provides additional information about X" leaves "provides ... X"
+        if not final and (len(clean.split()) < min_words or cut_start(clean.lstrip("\"“«'(")) or spliced(clean)):
+            # a piece of a sentence: "[5] provides additional information about X" leaves "provides ... X"; two
+            # pieces spliced ("... stems. has simple leaves")
             out.append(Statement(stage, clean, cites, R.DROPPED_FRAGMENT, None, sent))
         elif not cites:
             out.append(Statement(stage, clean, (), R.NO_CITATION if final else R.DROPPED_NO_CITATION, None, sent))

@@ -146,7 +146,8 @@ _TOKEN = re.compile(r"\w+")
 _POSSESSIVES = frozenset({"his", "her", "its", "their"})
 _COPULAS = frozenset({"is", "was", "are", "were"})
 _HAS = frozenset({"has", "had", "have"})
-#: the predicate words a claim must share, in a row, with a document sentence to have copied it
+_SMALL = frozenset({"on", "in", "at", "the", "a", "an", "of"})
+#: the predicate words a claim must have (one fewer but small words) and share in a row with a document sentence
 _PREDICATE_WORDS = 4
 _PREDICATE_KEY = 8
 
@@ -200,19 +201,39 @@ def swapped_subject(premise: str, hypothesis: str, titles: Sequence[str] = ()) -
     another thing: a name that shares none of the hypothesis subject's names, a possessive ("His film"),
     or "It" for a document whose ``titles`` (the cited documents') hold the subject as a part ("Memoir of
     Halldór Laxness"); or "has" ("Frank Iero is a solo punk rock project" from "He has a solo punk rock project":
-    -> "He has"). A sentence-pair checker passes such a claim: every word is in the document."""
+    -> "He has"); or a life's date ("Connie Willis was born on October 12, 1942" from "Cynthia Felice (born October
+    12, 1942, ...)" in the document "Cynthia Felice" -> "Cynthia Felice"). Small words ("on", "the", "a", ...) are
+    not compared. A sentence-pair checker passes such a claim: every word is in the document."""
     m = _COPULA.search(hypothesis)
     subject = hypothesis[:m.start()].strip() if m else ""
     if not m or not names(subject) or len(subject.split()) > 8 or re.fullmatch(r"The\s+\S+", subject):
         return ""  # "The Basilica": a description, not a name
-    key = [w.lower() for w in _TOKEN.findall(hypothesis[m.end():])][:_PREDICATE_KEY]
-    if len(key) < _PREDICATE_WORDS:
+    # the predicate's words but the small ones a rewrite adds or drops ("born on October 12" / "(born October 12")
+    predicate = [w.lower() for w in _TOKEN.findall(hypothesis[m.end():]) if w.lower() not in _SMALL]
+    key = predicate[:_PREDICATE_KEY]
+    if len(_TOKEN.findall(hypothesis[m.end():])) < _PREDICATE_WORDS or len(key) < _PREDICATE_WORDS - 1:
         return ""
-    spans = [(t.start(), t.group(0).lower()) for t in _TOKEN.finditer(premise)]
+    spans = [(t.start(), w) for t in _TOKEN.finditer(premise) if (w := t.group(0).lower()) not in _SMALL]
     toks = [w for _, w in spans]
     swapped = ""
+    said = names(subject)
+    alias = re.match(r"\s*(?:born\s+as|born|(?:also\s+)?known\s+as|called|named)\b", hypothesis[m.end():])
+    if alias and any(found(n, hypothesis[m.end():]) for n in said):  # "Michel Dahmani is born as Michel Dahmani"
+        return ""
     for i in range(1, len(toks) - len(key) + 1):
-        if toks[i:i + len(key)] != key or toks[i - 1] not in _COPULAS | _HAS:
+        # after "is"/"was"/"has", or a life's date wherever it stands ("Cynthia Felice (born October 12, 1942")
+        if toks[i:i + len(key)] != key or toks[i - 1] not in _COPULAS | _HAS and key[0] not in ("born", "died"):
+            continue
+        # the whole predicate copied, the document naming the subject right after it: the same said the other way
+        # round ("Her husband was Icelandic Nobel Literature laureate Halldór Laxness")
+        after = " ".join(w for _, w in spans[i + len(key):i + len(key) + 4])
+        if len(predicate) == len(key) and any(found(n, after) for n in said):
+            return ""
+        if toks[i - 1] not in _COPULAS | _HAS:
+            doc_subject = _doc_subject(premise, spans[i][0])
+            if not _subject_swapped(doc_subject, subject, titles):
+                return ""
+            swapped = swapped or _head(doc_subject)
             continue
         doc_subject = _doc_subject(premise, spans[i - 1][0])
         if toks[i - 1] in _HAS:  # "He has a solo punk rock project": he has it, he is not it

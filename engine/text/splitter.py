@@ -274,6 +274,16 @@ def cut_start(text: str) -> bool:
     return first is not None and first.group(0) == first.group(0).lower()
 
 
+#: a full stop after a lower-case word, then a lower-case word: two pieces of a document spliced into one
+#: statement ('... with subterranean stems. has simple or pinnately compound leaves'); not "etc. and"
+_SPLICE = re.compile(r"\b(?!etc\.|approx\.)[a-z]{3,}\.\s+[a-z]")
+
+
+def spliced(text: str) -> bool:
+    """Whether ``text`` holds a sentence's end followed by a piece opening in lower case: not one claim."""
+    return bool(_SPLICE.search(text))
+
+
 def whole_part(sentence: str) -> str | None:
     """What of a document sentence a reader can take alone: the sentence itself, unless it is a
     :func:`fragment`; of one that only its end cuts off, the clauses before its last semicolon,

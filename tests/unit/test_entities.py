@@ -120,6 +120,14 @@ def test_a_claim_copying_a_predicate_onto_another_subject_is_swapped():
     assert swapped_subject(film, "Tom Hanks was a singer in a rock band.") == ""
     iero = "Frank Iero (born 1981) is an American musician.  He has a solo punk rock project titled the Patience."
     assert swapped_subject(iero, "Frank Iero is a solo punk rock project titled the Patience.") == "He has"
+    felice = "Cynthia Felice (born October 12, 1942, in Chicago) is a writer.  She and Connie Willis wrote novels."
+    assert swapped_subject(felice, "Connie Willis was born on October 12, 1942, in Chicago.", ["Cynthia Felice"]) == \
+        "Cynthia Felice"  # a life's date in brackets
+    assert swapped_subject(felice, "Cynthia Felice was born on October 12, 1942, in Chicago.", ["Cynthia Felice"]) == ""
+    husband = "Auður Laxness was an Icelandic writer.  Her husband was Icelandic Nobel Literature laureate Halldór Laxness."
+    assert swapped_subject(husband, "Halldór Laxness was an Icelandic Nobel Literature laureate.", ["Auður Laxness"]) == ""
+    gatlif = "Tony Gatlif (born Michel Dahmani on 10 September 1948 in Algiers) is a French film director."
+    assert swapped_subject(gatlif, "Michel Dahmani is born as Michel Dahmani on 10 September 1948.", ["Tony Gatlif"]) == ""
     # said of the claim's subject in another sentence: not swapped
     two = "Tom Smith is an American film actor from Ohio. His brother Bob Smith is an American film actor from Ohio."
     assert swapped_subject(two, "Bob Smith is an American film actor from Ohio.") == ""

@@ -169,3 +169,17 @@ def test_a_sentence_cut_at_its_end_keeps_its_whole_clauses():
     assert whole_part("six times in the 1960s; three in the 1980s.") is None  # cut at its start
     assert whole_part("Too short; cut off here") is None
     assert whole_part("A cut with no semicolon and no stop") is None
+
+
+def test_two_pieces_spliced_into_one_statement():
+    from vericite.engine.text.splitter import spliced
+    assert spliced('Bactris has "most species are small trees, but others are shrubs with stems. has simple leaves')
+    assert not spliced("Affiliated Managers Group Inc. is an American company.")  # an abbreviation
+    assert not spliced("It sells books, maps, etc. and other goods.")
+    assert not spliced("Rush is a band. It toured.")
+    from vericite.engine import records as R
+    from vericite.engine.records import Document
+    from vericite.engine.verifier import answer_claims
+    out = answer_claims(R.ANSWER, 'Bactris has "small trees with stems. has simple leaves" [1]. Rush toured [1].',
+                        [Document("Bactris", "Bactris has small trees with stems. It has simple leaves.")], "en", final=False)
+    assert [getattr(x, "verdict", "claim") for x in out] == [R.DROPPED_FRAGMENT, "claim"]

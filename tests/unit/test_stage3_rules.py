@@ -374,6 +374,9 @@ def test_a_failed_short_answer_the_dates_make_right_passes_shown_as_its_claim():
     d = D.Draft((D.Block("x", (odd, charley, boat), ("a", "b", "c")),), (odd, charley, boat))
     out = D.compared_by_measure(d, f)
     assert out.sentences[0].verdict == R.SUPPORTED and out.sentences[0].raw == "The Boatniks [1, 4]."
+    wrong = opening("Charley and the Angel was released after The Boatniks.")  # a rewrite naming the other first
+    d = D.Draft((D.Block("x", (wrong, charley, boat), ("a", "b", "c")),), (wrong, charley, boat))
+    assert D.compared_by_measure(d, f).sentences[0].raw == "The Boatniks [1, 4]."
     again = opening("The Boatniks was released first, The Boatniks.")  # or repeated it
     d = D.Draft((D.Block("x", (again, charley, boat), ("a", "b", "c")),), (again, charley, boat))
     assert D.compared_by_measure(d, f).sentences[0].raw == "The Boatniks [1, 4]."
