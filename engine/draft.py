@@ -423,6 +423,12 @@ def one_answer(d: Draft, f: Facts) -> Draft:
     return d.revise(changed) if changed else d
 
 
+#: a role the question names and the verb a document says it with ("the same director": "directed by ..."), stemmed
+_ROLE_VERBS = {stem: stems(verbs) for role, verbs in (("director", "directed directs"), ("producer", "produced"),
+                                                      ("writer", "written wrote"), ("author", "written wrote"),
+                                                      ("composer", "composed"), ("founder", "founded"),
+                                                      ("creator", "created"), ("publisher", "published"))
+               for stem in stems(role)}
 _ENDING_MARKS = re.compile(r"(?:\s*\[[\d,\s*]+\])+\s*[.!?]?\s*$")
 _INNER_MARK = re.compile(r"\[\d")
 
@@ -432,13 +438,15 @@ def trimmed(d: Draft, f: Facts) -> Draft:
     (:func:`~vericite.engine.text.clauses.leading_clauses`: "Oz the Great and Powerful is a 2013 American
     fantasy adventure film directed by Sam Raimi and produced by Joe Roth, from a screenplay written by
     ..." -> "... produced by Joe Roth.") when those pass the final check too; what they cut holds no word
-    of the question or of the answer (the answer step's short answer, else stage 1's sentences) and, for a
+    of the question or of the answer (the answer step's short answer, else stage 1's sentences; a role the
+    question names keeps its verb: "director", "directed") and, for a
     question asking a date or number, no number; an empty aside ("Tenerife ( ; ] ) is ...") goes at any length.
     Documents' sentences run long; the answer needs the clause that carries it."""
     if not f.settings.trim_words or f.lang != "en":
         return d
     said = d.answer or " ".join(s.text for s in f.statements)
     keep = answer_words(f.question, "", f.lang) | answer_words(said, "", f.lang)  # content words: not "which", "that"
+    keep |= frozenset(w for k, verbs in _ROLE_VERBS.items() if k in keep for w in verbs)  # "director": "directed"
     numbers = asks_number(f.question)
     changed: dict[int, Statement] = {}
     for s in d.sentences:

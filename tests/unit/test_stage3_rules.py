@@ -298,6 +298,17 @@ def test_a_long_passing_sentence_is_shown_as_its_leading_clauses_when_those_pass
     assert D.trimmed(d, off) == d
 
 
+def test_a_role_the_question_names_keeps_the_clause_with_its_verb():
+    surf = ("Out of Place is a surfing documentary directed by Scott Ditzenberger and Darrin McDonald that follows the "
+            "lives of several lake surfers in Cleveland.")
+    f = replace(fake_facts(), question="Are Out of Place and The Mosuo Sisters by the same director?")
+    d = D.final_check(D.Draft.of(D.with_citations(sentence(surf))), f)
+    assert D.trimmed(d, f).text() == D.with_citations(sentence(surf))  # "directed by ..." is what it asks
+    f = replace(fake_facts(), question="Are Out of Place and The Mosuo Sisters both documentaries?")
+    d = D.final_check(D.Draft.of(D.with_citations(sentence(surf))), f)
+    assert D.trimmed(d, f).text() == "Out of Place is a surfing documentary [1]."
+
+
 def test_after_an_opening_yes_a_sentences_own_yes_goes():
     f = fake_facts()
     d = D.one_answer(D.final_check(D.Draft.of("Yes [1, 2]. Yes, Peart drummed for Rush [1]."), f), f)
