@@ -93,7 +93,7 @@ def leading_clauses(sentence: str, keep: frozenset[str], numbers: bool, longer: 
     cuts = sorted([(m.start(), m.end(), True) for m in _ADDED.finditer(out)]
                   + [(m.end(), m.end(), False) for m in _INDEFINITE.finditer(out) if not _UNIQUE.search(m.group("np"))])
     for start, end, comma in cuts:
-        head, tail = out[:start], out[end:]
+        head, tail = out[:start].rstrip(), out[end:]
         if head.count("(") != head.count(")") or head.count('"') % 2 or head.count("“") != head.count("”"):
             continue
         if len(head.split()) < MIN_WORDS or not _VERB.search(head) or _ENDS_SMALL.search(head):

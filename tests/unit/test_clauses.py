@@ -49,6 +49,9 @@ def test_an_indefinite_predicate_ends_before_what_restricts_its_noun():
             "Midwestern United States and starring Fred MacMurray.")
     assert cut(film, "Which film was released first, Charley and the Angel or The Boatniks?") == (
         "Charley and the Angel is a 1973 Disney family comedy film.")
+    both = ("The Godfather Part II is a 1974 American crime film produced and directed by Francis Ford Coppola from a "
+            "screenplay co-written with Mario Puzo, starring Al Pacino.")
+    assert cut(both, "Who does the producer of Mistress play?") == both  # never after "produced and"
     only = "Neil Peart is the only drummer who played on every album the band Rush released from 1975 until 2015."
     assert cut(only, "Who drummed?") == only  # "the only drummer who ...": the clause is what it says
     assert cut(film, "Which film starring Fred MacMurray was set in the Midwest?") == film  # the question's words
