@@ -40,7 +40,7 @@ from .nli.grading import grade
 from .records import Document, Quote, Statement
 from .text.citations import format_citations, merge_adjacent, strip_citations
 from .text.clauses import asks_number, leading_clauses
-from .text.compare import alone, both_say, by_sides, choices, common, compared, in_common, named
+from .text.compare import alone, both, both_say, by_sides, choices, common, compared, in_common, named
 from .text.content import FUNCTION_WORDS, adds, answer_words, carried, stems, yes_no_question
 from .text.entities import SUBJECT_NOUN, SUBJECT_PRONOUNS, bare_title, found
 from .text.relevance import bm25_scores
@@ -401,25 +401,33 @@ def one_answer(d: Draft, f: Facts) -> Draft:
     """The opening short answer says it once: a later sentence the same as its checked claim is left out ("The
     Bears and I was released on July 31, 1974 ..." twice), and after a passing "Yes" or "No" a later sentence's
     own opening "Yes, " or "No, " goes ("No [1, 5]. Yes, Skin Yard was an American grunge band ..." -> "...
-    Skin Yard was ..."): the opening answers; the sentence says the rest (less than was checked, nothing new)."""
+    Skin Yard was ..."): the opening answers; the sentence says the rest (less than was checked, nothing new).
+    For "Are A and B both ...?" a sentence about one of them loses its "Yes, " / "No, " whatever opens: it
+    cannot answer for both ("Yes, Über Goober is a documentary about gaming" beside a film about jobs)."""
     passing = [s for s in d.sentences if s.verdict == R.SUPPORTED]
     if passing and passing[0].rewritten:  # the short answer checked as a claim that a later sentence says again
         again = [s for s in passing[1:] if _bare(s).casefold() == _bare(passing[0]).casefold()]
         if again:
             d = d.note(f"one answer: {len(again)} later sentence(s) repeating the opening {_bare(passing[0])!r} left out")
             d = replace(d, blocks=tuple(b.keep([s for s in b.sentences if s not in again]) for b in d.blocks))
-    if not passing or _bare(passing[0]).casefold() not in ("yes", "no"):
-        return d
+    opened = bool(passing) and _bare(passing[0]).casefold() in ("yes", "no")
+    pair = both(f.question)  # "Are A and B both ...?": a sentence about one of them cannot say "Yes" for both
+
+    def one_side(s: Statement) -> bool:
+        return len(pair) == 2 and (alone(pair[0], pair[1], s.text) or alone(pair[1], pair[0], s.text))
+
     changed: dict[int, Statement] = {}
-    for s in passing[1:]:
+    for s in passing[1:] if opened else passing:
         m = re.match(r"(?:Yes|No),\s+(?=\w)", s.text)
-        if m:
+        if m and (opened or one_side(s)):
             rest = s.text[m.end():]
             text = rest[0].upper() + rest[1:]
             changed[id(s)] = replace(s, text=text, raw=merge_adjacent(with_citations(replace(s, text=text))))
-    if changed:
+    if changed and opened:
         d = d.note(f"one answer: the opening {_bare(passing[0])!r} answers; {len(changed)} later sentence(s) without "
                    "their own")
+    elif changed:
+        d = d.note(f"one answer: {len(changed)} sentence(s) about one of {pair} without their own 'Yes'/'No'")
     return d.revise(changed) if changed else d
 
 

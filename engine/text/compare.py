@@ -52,13 +52,15 @@ _WHAT_BOTH = re.compile(r"^\W*(?:what|which)\b[^,]*?\b(?:(?:are|were)|by)\s+both
                         r"(?:the\s+)?(?P<b>.+)$", re.I)
 #: the noun a question asks for ("What profession ...", "What type of film ..."), and those a word both
 #: sentences use can answer (not "what award", "what city": a name)
-_ASKED_NOUN = re.compile(r"^.*?\b(?:what|which)\s+(?!are\b|is\b|was\b|were\b|do\b|does\b|did\b)([a-z]+)", re.I)
+_ASKED_NOUN = re.compile(r"^.*?\b(?:what|which)\s+(?:(?:shared|common|same|main)\s+)?"
+                         r"(?!are\b|is\b|was\b|were\b|do\b|does\b|did\b)([a-z]+)", re.I)
 _KINDS = frozenset("""type types kind kinds sort sorts genre genres form forms profession professions occupation
 occupations job jobs career careers media medium role roles roll field fields""".split())  # "what roll in film"
 #: what the two things are, not the genre they share ("INXS was an Australian rock band": "rock")
 _CLASSES = frozenset("band group company magazine album song series newspaper organization organisation".split())
 #: a word naming a role ("director", "producer", "singer", "novelist", "musician")
-_ROLE = re.compile(r"(?:er|or|ist|ian|ant|ent|man|woman)s?$", re.I)
+_ROLE = re.compile(r"(?:er|or|ist|ian|ant|ent|man|woman)s?$|^(?:poet|chef|cook|critic|diplomat|pilot|judge|coach|"
+                   r"scholar|monk|priest|bishop|nurse|playwright|academic)s?$", re.I)
 #: a question asking for several ("What professions did A and B have in common?")
 _ASKS_SEVERAL = re.compile(r"^\W*(?:what|which)\s+[a-z]+s\b", re.I)
 #: a title opening with a number ("500 Years Later")
@@ -193,7 +195,7 @@ def both(question: str) -> list[str]:
     """The two things a yes/no question asks the same of ("Are Sutera and Rhodotypos both types of
     shrub?" -> ["Sutera", "Rhodotypos"]; "Were both A and B ...?"; "Are A and B from the same
     country?"; "Were the bands A and B from the U.S.?"); [] for another question."""
-    q = question.strip().rstrip("?").rstrip()
+    q = re.sub(r"[\"“”«»]", "", question).strip().rstrip("?").rstrip()  # a title in quotes is a name
     for pattern in (_BOTH, _BOTH_FIRST, _SAME):
         m = pattern.match(q)
         if not m:

@@ -52,6 +52,9 @@ _REPORTING = re.compile(r"(?:also\s+)?(?:states|says|mentions|confirms|notes|sho
 #: a sentence's end, then marks that are a reporting verb's subject: '... administration. [2] mentions that "X'
 #: starts a new statement even where pysbd does not split (an open quotation mark before it)
 _REPORTED_CLAIM = re.compile(r"(?<=[.!?])([\"”»]?)\s+(?=(?:\[\d+(?:,\s*\d+)*\]\s*)+" + _REPORTING.pattern + ")")
+#: a statement ending in a conjunction the model left hanging ("... National Wildlife Federation, while [2]."):
+#: the clause before it is the statement
+_DANGLING = re.compile(r",?\s+(?:and|or|but|while|whereas)((?:\s*\[\d+(?:,\s*\d+)*\])*)\s*([.!?]?)\s*$")
 #: "..., and [2]. states that X": the marks the model joined to the sentence before with "and" are the
 #: next reported claim's subject; the sentence before ends at the comma ("Maeterlinck. [2] states that X")
 _JOINED_REPORT = re.compile(r",?\s+(?:and|or)\s+((?:\[\d+(?:,\s*\d+)*\]\s*)+)\.\s*(?=" + _REPORTING.pattern + ")")
@@ -203,7 +206,7 @@ def split_statements(text: str, lang: str = "en") -> list[str]:
                     continue
                 if _is_lead_in(sent):
                     continue
-                out.append(sent)
+                out.append(_DANGLING.sub(r"\1\2", sent))
     return out
 
 

@@ -443,3 +443,13 @@ def test_both_before_a_year_a_band_in_one_word_newer_and_two_joined_by_and():
     assert choices("Which genus has more species, Bactris and Epigaea?") == ["Bactris", "Epigaea"]
     assert choices("Which band formed first, and when?") == []
     assert choices("Which city is older, the capital of France and its suburbs?") == []  # not two names
+
+
+def test_a_role_word_without_a_suffix_a_shared_profession_and_names_in_quotes():
+    q = "What occupation is shared by both Marge Piercy and Richard Aldington?"
+    assert in_common(q, ["Marge Piercy is an American poet, novelist, and social activist.",
+                         "Richard Aldington was an English writer and poet."]) == "poet"
+    q = "Jaroslav Seifert and John McGahern were both part of what shared profession?"
+    assert in_common(q, ["Jaroslav Seifert was a Czechoslovak writer, poet, and journalist.",
+                         "John McGahern was an Irish writer."]) == "writer"
+    assert both('Are both "Cooking Light" and "Vibe" magazines?') == ["Cooking Light", "Vibe"]

@@ -317,6 +317,13 @@ def test_after_an_opening_yes_a_sentences_own_yes_goes():
     f = fake_facts(bad_words=("Yes [1, 2].",))
     d = D.strict(D.final_check(D.Draft.of("Yes [1, 2]. Yes, Peart drummed for Rush [1]."), f), f)
     assert D.one_answer(d, f).text() == "Yes, Peart drummed for Rush [1]."
+    # "Are A and B both ...?": a sentence about one of them cannot say "Yes" for both, opening or not
+    f = replace(fake_facts(), question="Are Uber Goober and American Jobs both documentaries about gaming?")
+    d = D.final_check(D.Draft.of("Yes, Uber Goober is a documentary about gaming [1]. American Jobs is a film [3]."), f)
+    out = D.one_answer(d, f)
+    assert out.text() == "Uber Goober is a documentary about gaming [1]. American Jobs is a film [3]."
+    d = D.final_check(D.Draft.of("Yes, both Uber Goober and American Jobs are documentaries [1, 3]."), f)
+    assert D.one_answer(d, f).text() == "Yes, both Uber Goober and American Jobs are documentaries [1, 3]."
 
 
 def test_a_comparisons_short_answer_the_dates_contradict_fails():
