@@ -59,7 +59,7 @@ occupations job jobs career careers media medium role roles roll field fields"""
 #: what the two things are, not the genre they share ("INXS was an Australian rock band": "rock")
 _CLASSES = frozenset("band group company magazine album song series newspaper organization organisation".split())
 #: a word naming a role ("director", "producer", "singer", "novelist", "musician")
-_ROLE = re.compile(r"(?:er|or|ist|ian|ant|ent|man|woman)s?$|^(?:poet|chef|cook|critic|diplomat|pilot|judge|coach|"
+_ROLE = re.compile(r"(?:er|or|ist|ian|ant|ent|man|woman)s?$|^(?:poet|chef|cook|diplomat|pilot|judge|coach|"
                    r"scholar|monk|priest|bishop|nurse|playwright|academic)s?$", re.I)
 #: a question asking for several ("What professions did A and B have in common?")
 _ASKS_SEVERAL = re.compile(r"^\W*(?:what|which)\s+[a-z]+s\b", re.I)
@@ -604,7 +604,7 @@ _NEGATION = re.compile(r"\b(?:not|never|no longer|neither|nor)\b|n't\b", re.I)
 def both_say(question: str, sentences: Sequence[str]) -> bool:
     """For a yes/no question asking the same of two things ("Are Marilyn Manson and Joe Lynn Turner
     both American singer, songwriters?"; not "the same country"): whether, for each thing, a sentence
-    of ``sentences`` naming it alone says every other content word of the question (:func:`topic`:
+    of ``sentences`` naming it alone, in its subject, says every other content word of the question (:func:`topic`:
     "American", "singer", "songwriter") and no negation; a sentence-pair checker cannot say "both"
     from two documents."""
     pair = both(question)
@@ -613,8 +613,17 @@ def both_say(question: str, sentences: Sequence[str]) -> bool:
     rest = topic(question)
     if not rest:
         return False
-    return all(any(alone(name, other, s) and rest <= stems(s) and not _NEGATION.search(s)
+    # a sentence about it (its subject names it), not one naming it beside another ("Kelley L. Carter has written
+    # pieces for Vibe and Heart & Soul magazines" is not "Vibe is a magazine")
+    return all(any(alone(name, other, s) and _about(name, s) and rest <= stems(s) and not _NEGATION.search(s)
                    for s in sentences) for name, other in (pair, pair[::-1]))
+
+
+def _about(name: str, sentence: str) -> bool:
+    """Whether ``sentence``'s subject names ``name``: the words before its "is"/"was"/"are"/"were", else the name
+    it opens with ("Kelley L. Carter has written pieces for Vibe" is about Kelley L. Carter, not Vibe)."""
+    m = re.search(r"\s(?:is|was|are|were)\s", sentence)
+    return _names([name], sentence[:m.start()] if m else _lead_name(sentence.replace('"', "")))
 
 
 _SAME_Q = re.compile(r"\b(?:the|that)\s+same\s+(?P<noun>[a-z]{4,})\b", re.I)

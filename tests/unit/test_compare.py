@@ -184,6 +184,8 @@ def test_both_are_said_when_a_sentence_about_each_says_what_the_question_asks():
     assert not both_say(q, [manson])  # one unsaid
     assert not both_say(q, [manson, "Joe Lynn Turner is an English singer and songwriter."])  # not "American"
     assert not both_say(q, [manson, "Joe Lynn Turner is not an American singer or songwriter."])  # negated
+    # a sentence naming it beside another thing is not about it
+    assert not both_say(q, [manson, "Ozzy Osbourne toured with Joe Lynn Turner, an American singer and songwriter."])
     assert not both_say(q, ["Marilyn Manson and Joe Lynn Turner are American singers and songwriters.", turner])
     same = "Are Marilyn Manson and Joe Lynn Turner from the same country?"
     assert not both_say(same, ["Marilyn Manson is from the country of America.", "Joe Lynn Turner is from the country of Italy."])
