@@ -97,6 +97,11 @@ _SPAN_SEP = re.compile(r"\s*(?:[–—-]|\buntil\b|\bto\b|\bthrough\b)\s*", re.I
 #: a comparison of heights ("Which mountain is higher", "Which peak stands taller")
 _HEIGHT_Q = re.compile(r"\b(?:higher|highest|taller|tallest|lower|lowest)\b", re.I)
 _HEIGHT = re.compile(rf"(?P<n>{_NUMBER})\s*(?P<u>m|metres|meters|ft|feet)(?![\w²])")
+#: "Which is larger, Garajonay National Park or Guadarrama National Park?": areas, in square kilometres
+_SIZE_Q = re.compile(r"\b(?:larger|largest|bigger|biggest|smaller|smallest)\b", re.I)
+_AREA = re.compile(rf"(?P<n>{_NUMBER})\s*(?P<u>km2|km²|sq\.?\s*km|square\s+kilomet(?:re|er)s|sq\.?\s*mi|square\s+miles|"
+                   r"hectares|ha|acres)(?!\w)", re.I)
+_PER_KM2 = {"sq mi": 2.58999, "square miles": 2.58999, "hectares": 0.01, "ha": 0.01, "acres": 0.00404686}
 #: the thing counted: the word after "more"/"most"/"fewer" ("Which genus contains more species")
 _COUNTED = re.compile(r"\b(?:more|most|fewer|fewest|number\s+of)\s+(?P<w>[^\W\d_]{3,})(?:\s+(?P<w2>[^\W\d_]{3,}))?",
                       re.I)
@@ -267,13 +272,16 @@ def in_common(question: str, sentences: Sequence[str]) -> str:
     before the kind asked for ("film") in both when several are, else the one no word follows in either
     ("film director", "film editor and director" -> "director"; for "What professions ...?" up to three of
     them: "director and producer");
-    for a profession only a word naming a role ("author", not "novels"). "" when the question asks no such
+    for a profession only a word naming a role ("author", not "novels"); for "in which country?" the country both
+    name (:func:`_shared_place`: "China"). "" when the question asks no such
     thing or one a name answers ("what award"), a side has no sentence, or the two share no such word or
     several. A sentence-pair checker cannot join two documents' sentences."""
     pair = common(question)
     if len(pair) != 2:
         return ""
     noun = _ASKED_NOUN.match(question)
+    if noun and noun.group(1).lower() in ("country", "nation", "continent"):  # "both located in which country?"
+        return _shared_place(question, pair, sentences)
     if noun and noun.group(1).lower() not in _KINDS:  # "what award": a name, not a word both sentences use
         return ""
     role = bool(noun and noun.group(1).lower().rstrip("s") in ("profession", "occupation", "job", "career"))
@@ -304,6 +312,18 @@ def in_common(question: str, sentences: Sequence[str]) -> str:
         if 1 < len(heads) <= 3 and _ASKS_SEVERAL.search(question):  # "What professions ...": "director and producer"
             return " and ".join(heads)
         shared = heads or shared
+    return shared[0] if len(shared) == 1 else ""
+
+
+def _shared_place(question: str, pair: Sequence[str], sentences: Sequence[str]) -> str:
+    """The country the first sentences about each name ("a prefecture-level city in western Shandong province,
+    China", "a county of Hubei province, People's Republic of China" -> "China"), the question's own words aside;
+    "" when they share none of :data:`_COUNTRIES` or several."""
+    said = [next((x for x in sentences if alone(n, o, x)), "") for n, o in (pair, pair[::-1])]
+    if not all(said):
+        return ""
+    shared = [c for c in sorted(_COUNTRIES | _THE_US) if not named(c, question)
+              and all(re.search(rf"\b{re.escape(c)}\b", x) for x in said)]
     return shared[0] if len(shared) == 1 else ""
 
 
@@ -470,7 +490,8 @@ def frequency(sentence: str) -> float | None:
 def number(question: str, sentence: str) -> float | None:
     """The number ``sentence`` gives for what ``question`` compares by number: a duration in years for
     "longer"/"shorter" when it gives one (:func:`_years`), a height in metres
-    for "higher"/"taller" ("at 8035 m", "26,414 ft" -> 8050.99), else the count of the word after
+    for "higher"/"taller" ("at 8035 m", "26,414 ft" -> 8050.99), an area in square kilometres for "larger"/
+    "smaller" when it gives one ("34,000 hectares" -> 340.0, "15 sq mi" -> 38.85), else the count of the word after
     "more"/"most"/"fewer" or the one after it ("more species", "more individual species": "consists of
     118 species" -> 118.0, "There are three species" -> 3.0, "a single species" / "the only species" ->
     1.0; digits or the words zero to twenty, at most three words before it; not "one of the members"); "the
@@ -489,6 +510,9 @@ def number(question: str, sentence: str) -> float | None:
         return n * 0.3048 if m.group("u") in ("ft", "feet") else n
     if _DIVERSE_Q.search(question):
         return roles(sentence)
+    if _SIZE_Q.search(question) and (a := _AREA.search(sentence)):  # "34,000 hectares", "15 sq mi"
+        unit = re.sub(r"\s+", " ", a.group("u").lower().replace(".", ""))
+        return float(a.group("n").replace(",", "")) * _PER_KM2.get(unit, 1.0)
     c = _COUNTED.search(question)
     if not c:
         return None

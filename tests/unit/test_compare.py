@@ -455,3 +455,18 @@ def test_a_role_word_without_a_suffix_a_shared_profession_and_names_in_quotes():
     assert in_common(q, ["Jaroslav Seifert was a Czechoslovak writer, poet, and journalist.",
                          "John McGahern was an Irish writer."]) == "writer"
     assert both('Are both "Cooking Light" and "Vibe" magazines?') == ["Cooking Light", "Vibe"]
+
+
+def test_areas_compared_in_square_kilometres_and_the_country_both_are_in():
+    q = "Which is larger, Garajonay National Park or Guadarrama National Park?"
+    gara = "Garajonay National Park occupies 40 km (15 sq mi) on the island."
+    guad = "Guadarrama National Park covers nearly 34,000 hectares."
+    assert number(q, guad) == 340 and round(number(q, gara), 1) == 38.8
+    assert compared(q, [gara, guad]) == "Guadarrama National Park"
+    assert compared(q.replace("larger", "smaller"), [gara, guad]) == "Garajonay National Park"
+    q = "Liaocheng and Shayang County are both located in which country?"
+    liao = "Liaocheng is a prefecture-level city in western Shandong province, China."
+    sha = "Shayang is a county of west-central Hubei province, People's Republic of China."
+    assert in_common(q, [liao, sha]) == "China"
+    assert in_common(q, [liao, sha.replace("China", "Vietnam")]) == ""  # none shared
+    assert in_common(q, [liao]) == ""
