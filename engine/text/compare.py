@@ -38,9 +38,9 @@ _BOTH = re.compile(_AUX + r"(?:the\s+)?(?P<a>.+?)\s+and\s+(?:the\s+)?(?P<b>.+?)\
 _BOTH_FIRST = re.compile(_AUX + r"both\s+(?:the\s+)?(?P<a>.+?)\s+and\s+(?:the\s+)?(?P<rest>.+)$", re.I)
 _SAME = re.compile(_AUX + r"(?:the\s+)?(?P<a>.+?)\s+and\s+(?:the\s+)?(?P<rest>.+?\b(?:the|that)\s+same\b.*)$", re.I)
 # what two things have in common: "What type of media does Bitter Jester and Sicko have in common?", "What
-# occupation do Chris Menges and Aram Avakian share?",
+# occupation do Chris Menges and Aram Avakian share?", "What was the career that A and B share in common?",
 # '"A Summer in the Cage" and "American Hardcore" are both what kind of film?', "What genre are both A and B?"
-_COMMON = re.compile(r"^\W*(?:what|which)\b.*?\b(?:do|does|did)\s+(?:the\s+)?(?P<a>.+?)\s+and\s+(?:the\s+)?"
+_COMMON = re.compile(r"^\W*(?:what|which)\b.*?\b(?:do|does|did|that|which)\s+(?:the\s+)?(?P<a>.+?)\s+and\s+(?:the\s+)?"
                      r"(?P<b>.+?)\s+(?:both\s+)?(?:have\s+in\s+common|share(?:\s+in\s+common)?)$", re.I)
 # "A and B are both what kind of film?", "A and B are both best known for what profession?", "A and B are what
 # kind of magazines?", "Both A and B had what role in film making?"

@@ -202,7 +202,9 @@ def swapped_subject(premise: str, hypothesis: str, titles: Sequence[str] = ()) -
     or "It" for a document whose ``titles`` (the cited documents') hold the subject as a part ("Memoir of
     Halldór Laxness"); or "has" ("Frank Iero is a solo punk rock project" from "He has a solo punk rock project":
     -> "He has"); or a life's date ("Connie Willis was born on October 12, 1942" from "Cynthia Felice (born October
-    12, 1942, ...)" in the document "Cynthia Felice" -> "Cynthia Felice"). Small words ("on", "the", "a", ...) are
+    12, 1942, ...)" in the document "Cynthia Felice" -> "Cynthia Felice"); or the name the whole predicate stands
+    before ("Czesław Miłosz is an Argentinian tango superstar" from "films on Nobel Laureate Czesław Miłosz and
+    Argentinian tango superstar Carlos Gardel" -> "Carlos Gardel"). Small words ("on", "the", "a", ...) are
     not compared. A sentence-pair checker passes such a claim: every word is in the document."""
     m = _COPULA.search(hypothesis)
     subject = hypothesis[:m.start()].strip() if m else ""
@@ -221,14 +223,24 @@ def swapped_subject(premise: str, hypothesis: str, titles: Sequence[str] = ()) -
     if alias and any(found(n, hypothesis[m.end():]) for n in said):  # "Michel Dahmani is born as Michel Dahmani"
         return ""
     for i in range(1, len(toks) - len(key) + 1):
-        # after "is"/"was"/"has", or a life's date wherever it stands ("Cynthia Felice (born October 12, 1942")
-        if toks[i:i + len(key)] != key or toks[i - 1] not in _COPULAS | _HAS and key[0] not in ("born", "died"):
+        if toks[i:i + len(key)] != key:
             continue
         # the whole predicate copied, the document naming the subject right after it: the same said the other way
         # round ("Her husband was Icelandic Nobel Literature laureate Halldór Laxness")
         after = " ".join(w for _, w in spans[i + len(key):i + len(key) + 4])
         if len(predicate) == len(key) and any(found(n, after) for n in said):
             return ""
+        # the whole predicate put before another name ("films on Czesław Miłosz and Argentinian tango superstar
+        # Carlos Gardel" for "Czesław Miłosz is an Argentinian tango superstar")
+        last = spans[i + len(key) - 1][0]  # a common noun ("superstar"), then a name after one space
+        end = last + len(key[-1])
+        other = NAME_RUN.match(premise[end + 1:]) if premise[end:end + 1] == " " and premise[last].islower() else None
+        if len(predicate) == len(key) and other and names(other.group(0)):
+            swapped = swapped or other.group(0)
+            continue
+        # after "is"/"was"/"has", or a life's date wherever it stands ("Cynthia Felice (born October 12, 1942")
+        if toks[i - 1] not in _COPULAS | _HAS and key[0] not in ("born", "died"):
+            continue
         if toks[i - 1] not in _COPULAS | _HAS:
             doc_subject = _doc_subject(premise, spans[i][0])
             if not _subject_swapped(doc_subject, subject, titles):

@@ -470,3 +470,4 @@ def test_areas_compared_in_square_kilometres_and_the_country_both_are_in():
     assert in_common(q, [liao, sha]) == "China"
     assert in_common(q, [liao, sha.replace("China", "Vietnam")]) == ""  # none shared
     assert in_common(q, [liao]) == ""
+    assert common("What was the career that Sidney Lumet and Albert Ward share in common?") == ["Sidney Lumet", "Albert Ward"]

@@ -128,6 +128,13 @@ def test_a_claim_copying_a_predicate_onto_another_subject_is_swapped():
     assert swapped_subject(husband, "Halldór Laxness was an Icelandic Nobel Literature laureate.", ["Auður Laxness"]) == ""
     gatlif = "Tony Gatlif (born Michel Dahmani on 10 September 1948 in Algiers) is a French film director."
     assert swapped_subject(gatlif, "Michel Dahmani is born as Michel Dahmani on 10 September 1948.", ["Tony Gatlif"]) == ""
+    films = "She made films on Nobel Laureate Czesław Miłosz and Argentinian tango superstar Carlos Gardel."
+    assert swapped_subject(films, "Czesław Miłosz is an Argentinian tango superstar.") == "Carlos Gardel"
+    assert swapped_subject(films, "Carlos Gardel is an Argentinian tango superstar.") == ""
+    disney = "Bedknobs and Broomsticks is a musical film produced by Walt Disney Productions."
+    assert swapped_subject(disney, "Bedknobs and Broomsticks is produced by Walt Disney.") == ""  # one name going on
+    border = "Tennessee is bordered by Kentucky and Virginia to the north, North Carolina to the east."
+    assert swapped_subject(border, "Tennessee is bordered by Kentucky and Virginia to the north.") == ""  # a list
     # said of the claim's subject in another sentence: not swapped
     two = "Tom Smith is an American film actor from Ohio. His brother Bob Smith is an American film actor from Ohio."
     assert swapped_subject(two, "Bob Smith is an American film actor from Ohio.") == ""

@@ -73,6 +73,8 @@ def test_marks_joined_with_and_to_the_sentence_before_start_the_next_reported_cl
         "Maeterlinck wrote the play in 1899 [2].",
         "Rush toured, and [3] more.",                       # no reporting verb after the marks: unchanged
     ]
+    assert split_statements("[1] states that Lumet was a director, while [3]. mentions that Ward was a writer.") == [
+        "Lumet was a director [1].", "Ward was a writer [3]."]
     # a conjunction left hanging at a statement's end goes
     assert split_statements("Ranger Rick is a nature magazine, while [2]. Tennis is a sports magazine [1].") == [
         "Ranger Rick is a nature magazine [2].", "Tennis is a sports magazine [1]."]
