@@ -25,6 +25,7 @@ from .records import ANSWER as STAGE_1
 from .records import Statement
 from .text.citations import strip_citations
 from .text.compare import (
+    about_thing,
     alone,
     both_say,
     by_sides,
@@ -519,7 +520,8 @@ def both_sides(picked: Picked, verified: Sequence[Statement], quotes: Sequence[S
     compare from one side. For each thing, the picked, verified or document sentence (``quotes``,
     verbatim, an opening pronoun resolved to its document's title; one that stays is never used)
     naming it and not the other: first one giving the date or number the question compares them by
-    (:func:`~vericite.engine.text.compare.measures`), then the one sharing most of the question's
+    (:func:`~vericite.engine.text.compare.measures`), then one about it (its subject names it:
+    :func:`~vericite.engine.text.compare.about_thing`), then the one sharing most of the question's
     other words, then picked before verified before quoted, then the earliest; for a question asking what
     the two have in common, the best two saying what each is ("INXS was an Australian rock band") that share a
     word it does not (:func:`~vericite.engine.text.compare.in_common`) when those are not the best of each.
@@ -541,9 +543,9 @@ def both_sides(picked: Picked, verified: Sequence[Statement], quotes: Sequence[S
         about = [s for s in pool if alone(name, other, s.text)
                  and len(answer_words(s.text, name, lang)) >= 2]  # not a split-off "Tibouchina Aubl."
 
-        def key(s: Statement, name: str = name, other: str = other) -> tuple[bool, int, int]:
-            return (compare and measures(question, name, other, s.text), len(stems(s.text, lang) & rest),
-                    rank.get(id(s), 0))
+        def key(s: Statement, name: str = name, other: str = other) -> tuple[bool, bool, int, int]:
+            return (compare and measures(question, name, other, s.text), about_thing(name, s.text),
+                    len(stems(s.text, lang) & rest), rank.get(id(s), 0))
 
         if about:  # max keeps the earliest of equals
             sides.append(max(about, key=key))

@@ -270,8 +270,8 @@ def in_common(question: str, sentences: Sequence[str]) -> str:
     the question does not, nor, for a genre, one saying what they are ("band": :data:`_CLASSES`) ("a
     documentary starring ...", "a 2007 American documentary film by ..." -> "documentary"), the one right
     before the kind asked for ("film") in both when several are, else the one no word follows in either
-    ("film director", "film editor and director" -> "director"; for "What professions ...?" up to three of
-    them: "director and producer");
+    ("film director", "film editor and director" -> "director"; for "What professions ...?", or a profession
+    asked in the singular, up to three of them: "director and producer");
     for a profession only a word naming a role ("author", not "novels"); for "in which country?" the country both
     name (:func:`_shared_place`: "China"). "" when the question asks no such
     thing or one a name answers ("what award"), a side has no sentence, or the two share no such word or
@@ -309,7 +309,8 @@ def in_common(question: str, sentences: Sequence[str]) -> str:
         shared = before or shared
     elif len(shared) > 1:  # "film director", "film editor and director": the nouns, not a word before one
         heads = [w for w in shared if not any(re.search(rf"\b{re.escape(w)}\s+(?!and\b|or\b)[a-z]", s, re.I) for s in said)]
-        if 1 < len(heads) <= 3 and _ASKS_SEVERAL.search(question):  # "What professions ...": "director and producer"
+        if 1 < len(heads) <= 3 and (role or _ASKS_SEVERAL.search(question)):  # "director and producer": both share
+            # each (a profession asked in the singular too: naming one of two they share would leave the other out)
             return " and ".join(heads)
         shared = heads or shared
     return shared[0] if len(shared) == 1 else ""
@@ -639,15 +640,16 @@ def both_say(question: str, sentences: Sequence[str]) -> bool:
         return False
     # a sentence about it (its subject names it), not one naming it beside another ("Kelley L. Carter has written
     # pieces for Vibe and Heart & Soul magazines" is not "Vibe is a magazine")
-    return all(any(alone(name, other, s) and _about(name, s) and rest <= stems(s) and not _NEGATION.search(s)
+    return all(any(alone(name, other, s) and about_thing(name, s) and rest <= stems(s) and not _NEGATION.search(s)
                    for s in sentences) for name, other in (pair, pair[::-1]))
 
 
-def _about(name: str, sentence: str) -> bool:
-    """Whether ``sentence``'s subject names ``name``: the words before its "is"/"was"/"are"/"were", else the name
-    it opens with ("Kelley L. Carter has written pieces for Vibe" is about Kelley L. Carter, not Vibe)."""
+def about_thing(name: str, sentence: str) -> bool:
+    """Whether ``sentence``'s subject names ``name``: the words before its "is"/"was"/"are"/"were", else its first
+    five words ("Kelley L. Carter has written pieces for Vibe" is about Kelley L. Carter, not Vibe; "The orchid genus
+    Dracula consists of 118 species" is about Dracula)."""
     m = re.search(r"\s(?:is|was|are|were)\s", sentence)
-    return _names([name], sentence[:m.start()] if m else _lead_name(sentence.replace('"', "")))
+    return _names([name], sentence[:m.start()] if m else " ".join(sentence.split()[:5]))
 
 
 _SAME_Q = re.compile(r"\b(?:the|that)\s+same\s+(?P<noun>[a-z]{4,})\b", re.I)

@@ -358,7 +358,7 @@ def test_more_ways_of_asking_what_two_things_share():
     simon = "S. Sylvan Simon was an American stage/film director and producer."
     cannon = "John Danny Cannon is a British film and television writer, director and producer."  # his full name
     assert in_common(q, [simon, cannon]) == "director and producer"
-    assert in_common(q.replace("professions", "profession"), [simon, cannon]) == ""  # one asked, two said
+    assert in_common(q.replace("professions", "profession"), [simon, cannon]) == "director and producer"  # both shared
 
 
 def test_what_two_things_share_is_a_word_only_for_a_kind_or_a_profession():
@@ -471,3 +471,14 @@ def test_areas_compared_in_square_kilometres_and_the_country_both_are_in():
     assert in_common(q, [liao, sha.replace("China", "Vietnam")]) == ""  # none shared
     assert in_common(q, [liao]) == ""
     assert common("What was the career that Sidney Lumet and Albert Ward share in common?") == ["Sidney Lumet", "Albert Ward"]
+
+
+def test_the_sentence_shown_for_each_is_about_it():
+    q = "Are both Cooking Light and Vibe magazines?"
+    cooking = _fact("Cooking Light is an American monthly food magazine.", 1)
+    carter = _fact("Kelley L. Carter has written pieces for Vibe and Heart & Soul magazines.", 2)
+    vibe = Statement(R.REFINE, "Vibe is an American music magazine.", (3,), R.KEPT, None, "Vibe is an American music magazine.")
+    picked = SEL.compose(SEL.Selection("Yes", (0, 1)), [cooking, carter], q, quotes=[vibe],
+                         texts=["...", "...", "Vibe is an American music magazine."], titles=["Cooking Light", "Kelley L. Carter", "Vibe"])
+    assert [s.text for s in picked.sentences] == [cooking.text, vibe.text]  # not the one naming Vibe beside another
+    assert both_say(q, [cooking.text, vibe.text]) and not both_say(q, [cooking.text, carter.text])
