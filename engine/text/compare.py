@@ -404,7 +404,13 @@ def _date_of(question: str, event: frozenset[str], sentence: str) -> tuple[int, 
     aged = event & stems("born birth") and not _dates(event, sentence)
     if (_RELEASE_Q.search(question) or aged) and (m := _WORK_YEAR.search(sentence)):
         return int(m.group("y")), 0, 0
-    return first_date(sentence) if _dates(event, sentence) else None
+    if _dates(event, sentence):
+        return first_date(sentence)
+    # the kind of thing asked and its year in brackets ("Which case was decided first": "Reynolds v. Sims (1964) was
+    # a United States Supreme Court case"); not any date of a sentence naming the kind ("The band broke up in 2009")
+    kind = _kind_asked(question)
+    year = re.search(r"\((?:[^()]*\s)?(\d{4})\)", sentence)
+    return (int(year.group(1)), 0, 0) if kind and year and kind & stems(sentence) else None
 
 
 def _per_side(pair: Sequence[str], sentences: Sequence[str], value: Callable[[str], T | None]) -> list[T] | None:
@@ -420,10 +426,23 @@ def _per_side(pair: Sequence[str], sentences: Sequence[str], value: Callable[[st
 
 
 def _event(question: str, pair: Sequence[str]) -> frozenset[str]:
-    """The stems of the event a comparison by time asks about ("born", "founded")."""
+    """The stems of the event a comparison by time asks about ("born", "founded"); not the kind of thing asked
+    ("Which band formed earlier": "formed", not "band", which "The band broke up in 2009" names too)."""
     if _AGE.search(question) and not _LIFE.search(question):  # "Which director is younger": the birth
         return stems("born birth")
-    return answer_words(question, " ".join(pair)) - stems(_ORDER_WORDS)
+    event = answer_words(question, " ".join(pair)) - stems(_ORDER_WORDS)
+    kind = _kind_asked(question)
+    return (event - kind) or event
+
+
+def _kind_asked(question: str) -> frozenset[str]:
+    """The stem of the kind of thing a question asks which of ("Which band formed earlier": "band"); none for a verb
+    ("What took place first")."""
+    m = re.match(r"^\W*(?:which|what)\s+([a-z]+)\b", question, re.I)
+    if not m or m.group(1).lower() in ("is", "was", "are", "were", "did", "does", "do", "has", "had", "came", "one"):
+        return frozenset()
+    kind = stems(m.group(1))
+    return frozenset() if kind & frozenset().union(*_SAME_EVENT) else kind
 
 
 #: words that name one event ("Which battle occurred earlier": "was fought ... in 1944"; "Which case was

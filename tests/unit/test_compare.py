@@ -482,3 +482,11 @@ def test_the_sentence_shown_for_each_is_about_it():
                          texts=["...", "...", "Vibe is an American music magazine."], titles=["Cooking Light", "Kelley L. Carter", "Vibe"])
     assert [s.text for s in picked.sentences] == [cooking.text, vibe.text]  # not the one naming Vibe beside another
     assert both_say(q, [cooking.text, vibe.text]) and not both_say(q, [cooking.text, carter.text])
+
+
+def test_the_kind_asked_does_not_date_the_event():
+    q = "Which band formed earlier, Edward Sharpe and the Magnetic Zeros or Louis XIV?"
+    sharpe = "Edward Sharpe and the Magnetic Zeros is an American folk rock band formed in Los Angeles in 2007."
+    broke = "Louis XIV broke up in 2009, but in 2013 Jason Hill said the band was working on new material."
+    assert compared(q, [sharpe, broke]) is None  # a break-up is no forming
+    assert compared(q, [sharpe, "Louis XIV is an American rock band from San Diego, formed in 2003."]) == "Louis XIV"
