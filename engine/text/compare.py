@@ -406,11 +406,12 @@ def _date_of(question: str, event: frozenset[str], sentence: str) -> tuple[int, 
         return int(m.group("y")), 0, 0
     if _dates(event, sentence):
         return first_date(sentence)
-    # the kind of thing asked and its year in brackets ("Which case was decided first": "Reynolds v. Sims (1964) was
-    # a United States Supreme Court case"); not any date of a sentence naming the kind ("The band broke up in 2009")
+    # the kind of thing asked and its year in brackets or before it ("Which case was decided first": "Reynolds v. Sims
+    # (1964) was a United States Supreme Court case"; "Which documentary was created first": "is a 2003 American
+    # documentary"); not any date of a sentence naming the kind ("The band broke up in 2009")
     kind = _kind_asked(question)
-    year = re.search(r"\((?:[^()]*\s)?(\d{4})\)", sentence)
-    return (int(year.group(1)), 0, 0) if kind and year and kind & stems(sentence) else None
+    year = re.search(r"\((?:[^()]*\s)?(?P<y>\d{4})\)", sentence) or _WORK_YEAR.search(sentence)
+    return (int(year.group("y")), 0, 0) if kind and year and kind & stems(sentence) else None
 
 
 def _per_side(pair: Sequence[str], sentences: Sequence[str], value: Callable[[str], T | None]) -> list[T] | None:

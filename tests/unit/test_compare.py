@@ -490,3 +490,6 @@ def test_the_kind_asked_does_not_date_the_event():
     broke = "Louis XIV broke up in 2009, but in 2013 Jason Hill said the band was working on new material."
     assert compared(q, [sharpe, broke]) is None  # a break-up is no forming
     assert compared(q, [sharpe, "Louis XIV is an American rock band from San Diego, formed in 2003."]) == "Louis XIV"
+    q = "Which documentary was created first, The Agronomist or American Scary?"
+    assert compared(q, ["The Agronomist is a 2003 American documentary.", "American Scary was created in 2006."]) == \
+        "The Agronomist"
