@@ -724,7 +724,7 @@ Serbia Croatia Canada Mexico Brazil Argentina Chile Colombia Peru Cuba Australia
 Iraq Israel Egypt Nigeria Kenya Philippines Indonesia Vietnam Thailand Malaysia Singapore Qatar""".split()) | {
     "United Kingdom", "New Zealand", "South Africa", "Czech Republic", "South Korea", "North Korea"}
 # the words a sentence names the United States by; the nationalities that are not it
-_US_WORDS = re.compile(r"\b(?:American|United States|U\.S\.|USA)\b")
+_US_WORDS = re.compile(r"\b(?:American|America|United States|U\.S\.|USA)\b")
 _ELSEWHERE = DEMONYMS - {"american", "christian", "catholic", "muslim", "jewish", "roman", "byzantine"}
 
 
@@ -734,9 +734,10 @@ def elsewhere(question: str, sentences: Sequence[str]) -> str:
     Skin Yard and Ostava from the U.S.?") when the first sentence of ``sentences`` opening with one of them
     and naming it alone (:func:`alone`; not "A in Qatar", a part of it) that places it places it elsewhere:
     another state and not the one asked ("in Elko County, Nevada"), or, for the United States, a nationality
-    not American or another country, and no American place ("a Bulgarian band", "a band from Bulgaria"); ""
-    otherwise (a "Yes" is the sentences saying the place: :func:`both_say`). A sentence-pair checker cannot
-    say "not both" from one document."""
+    not American or another country, and no American place ("a Bulgarian band", "a band from Bulgaria"); "Yes"
+    when the first such sentence about each places it there ("an American rock band", "in Pittsburgh,
+    Pennsylvania" for the United States); "" otherwise. A sentence-pair checker cannot say "both" or "not both"
+    from one document."""
     found = _placed_pair(question.strip().rstrip("?").rstrip())
     if not found or (found[2] not in _US_STATES and found[2] not in _THE_US):
         return ""
@@ -747,20 +748,23 @@ def elsewhere(question: str, sentences: Sequence[str]) -> str:
         states = {st for st in _US_STATES if re.search(rf"(?:,\s*|\b(?:in|from)\s+(?:the\s+state\s+of\s+)?){st}\b", sentence)}
         if place in _US_STATES:
             return True if place in states else (False if states else None)
+        other = any(w.lower() in _ELSEWHERE for w in re.findall(r"[A-Z][a-z]+", sentence))
         if states or _US_WORDS.search(sentence):
-            return True
-        if any(w.lower() in _ELSEWHERE for w in re.findall(r"[A-Z][a-z]+", sentence)):
+            return None if other and not states else True  # "a Bulgarian-American band": neither
+        if other:
             return False
         return False if any(re.search(rf"\b(?:from|in)\s+(?:the\s+)?{c}\b", sentence) for c in _COUNTRIES) else None
 
+    verdicts = []
     for name, other in ((a, b), (b, a)):
         # a sentence about the thing itself, opening with it; not one about a part of it elsewhere
         # ("Carnegie Mellon University in Qatar is one of the branch campuses ...")
         about = [s for s in sentences if alone(name, other, s) and _opens_with([name], s)
                  and not re.search(rf"\b{re.escape(name)}\s+(?:in|of)\s+[A-Z]", s)]
-        if next((v for s in about if (v := placed(s)) is not None), None) is False:
-            return "No"
-    return ""
+        verdicts.append(next((v for s in about if (v := placed(s)) is not None), None))
+    if False in verdicts:
+        return "No"
+    return "Yes" if verdicts == [True, True] else ""  # both placed there ("an American rock band", "in Pittsburgh, Pennsylvania")
 
 
 #: "Were A and B both formed before 2010?": the event and the year both are asked against

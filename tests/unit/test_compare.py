@@ -493,3 +493,15 @@ def test_the_kind_asked_does_not_date_the_event():
     q = "Which documentary was created first, The Agronomist or American Scary?"
     assert compared(q, ["The Agronomist is a 2003 American documentary.", "American Scary was created in 2006."]) == \
         "The Agronomist"
+
+
+def test_yes_when_the_sentences_place_both_in_the_country_or_state_asked():
+    q = "Are both Rutgers University and Carnegie Mellon University located in America?"
+    rutgers = "Rutgers University is located in America."
+    cmu = "Carnegie Mellon University is a private research university in Pittsburgh, Pennsylvania."
+    assert by_sides(q, [rutgers, cmu]) == "Yes" and by_sides(q, [rutgers]) == ""
+    q = "Are Local H and For Against both from the United States?"
+    local = "Local H is an American rock band."
+    assert by_sides(q, [local, "For Against is a post-punk band from Lincoln, Nebraska."]) == "Yes"
+    assert by_sides(q, [local, "For Against is a Bulgarian-American band."]) == ""  # neither said
+    assert by_sides(q, [local, "For Against is a band from Bulgaria."]) == "No"
