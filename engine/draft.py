@@ -295,13 +295,16 @@ def _first_named(name: str, pair: Sequence[str], text: str) -> bool:
 def _citing_sides(s: Statement, passing: Sequence[Statement], pair: Sequence[str]) -> Statement:
     """A short answer ``s`` citing, besides its own, the documents of the ``passing`` sentences about either of
     the two things ``pair`` names (each naming one alone): those carry it together; ``s`` when it cites them."""
-    sides = {c for p in passing if p is not s and not p.rewritten
-             and (alone(pair[0], pair[1], p.text) or alone(pair[1], pair[0], p.text)) for c in p.citations}
+    sides = {c for p in passing if p is not s and not p.rewritten and _one_side(pair, p.text) for c in p.citations}
     if not sides - set(s.citations):
         return s
     cited = replace(s, citations=tuple(sorted(set(s.citations) | sides)))
     return replace(cited, raw=merge_adjacent(with_citations(cited)))
 
+
+def _one_side(pair: Sequence[str], text: str) -> bool:
+    """Whether ``text`` names one of the two things ``pair`` names and not the other (:func:`alone`)."""
+    return len(pair) == 2 and (alone(pair[0], pair[1], text) or alone(pair[1], pair[0], text))
 
 
 def _bare(s: Statement) -> str:
@@ -412,14 +415,10 @@ def one_answer(d: Draft, f: Facts) -> Draft:
             d = replace(d, blocks=tuple(b.keep([s for s in b.sentences if s not in again]) for b in d.blocks))
     opened = bool(passing) and _bare(passing[0]).casefold() in ("yes", "no")
     pair = both(f.question)  # "Are A and B both ...?": a sentence about one of them cannot say "Yes" for both
-
-    def one_side(s: Statement) -> bool:
-        return len(pair) == 2 and (alone(pair[0], pair[1], s.text) or alone(pair[1], pair[0], s.text))
-
     changed: dict[int, Statement] = {}
     for s in passing[1:] if opened else passing:
         m = re.match(r"(?:Yes|No),\s+(?=\w)", s.text)
-        if m and (opened or one_side(s)):
+        if m and (opened or _one_side(pair, s.text)):
             rest = s.text[m.end():]
             text = rest[0].upper() + rest[1:]
             changed[id(s)] = replace(s, text=text, raw=merge_adjacent(with_citations(replace(s, text=text))))

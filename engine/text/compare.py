@@ -15,7 +15,7 @@ from collections.abc import Callable, Sequence
 from typing import TypeVar
 
 from .content import WORDS_EN, answer_words, stems
-from .entities import DEMONYMS, NAME_RUN, found
+from .entities import COPULA, DEMONYMS, NAME_RUN, found
 from .relations import LIFESPAN
 
 T = TypeVar("T")
@@ -249,7 +249,7 @@ def two_things(question: str) -> list[str]:
 def _opens_with(pair: Sequence[str], sentence: str) -> bool:
     """Whether ``sentence``'s subject (up to its first "is", "was", "are", "were") names one of the two things
     ("The Staten Island Catapult is ...", "John Danny Cannon is ..." for Danny Cannon)."""
-    return _names(pair, re.split(r"\s(?:is|was|are|were)\s", sentence, maxsplit=1)[0])
+    return _names(pair, COPULA.split(sentence, maxsplit=1)[0])
 
 
 def _names(pair: Sequence[str], subject: str) -> bool:
@@ -527,13 +527,13 @@ def number(question: str, sentence: str) -> float | None:
         m = _HEIGHT.search(sentence)
         if not m:
             return None
-        n = float(m.group("n").replace(",", ""))  # digits: never None
+        n = _count(m.group("n")) or 0.0  # digits: never None
         return n * 0.3048 if m.group("u") in ("ft", "feet") else n
     if _DIVERSE_Q.search(question):
         return roles(sentence)
     if _SIZE_Q.search(question) and (a := _AREA.search(sentence)):  # "34,000 hectares", "15 sq mi"
         unit = re.sub(r"\s+", " ", a.group("u").lower().replace(".", ""))
-        return float(a.group("n").replace(",", "")) * _PER_KM2.get(unit, 1.0)
+        return (_count(a.group("n")) or 0.0) * _PER_KM2.get(unit, 1.0)
     c = _COUNTED.search(question)
     if not c:
         return None
@@ -668,7 +668,7 @@ def about_thing(name: str, sentence: str) -> bool:
     """Whether ``sentence``'s subject names ``name``: the words before its "is"/"was"/"are"/"were", else its first
     five words ("Kelley L. Carter has written pieces for Vibe" is about Kelley L. Carter, not Vibe; "The orchid genus
     Dracula consists of 118 species" is about Dracula)."""
-    m = re.search(r"\s(?:is|was|are|were)\s", sentence)
+    m = COPULA.search(sentence)
     return _names([name], sentence[:m.start()] if m else " ".join(sentence.split()[:5]))
 
 

@@ -141,7 +141,8 @@ def unsupported_names(premise: str, hypothesis: str) -> list[str]:
     return out
 
 
-_COPULA = re.compile(r"\s(?:is|was|are|were)\s")
+#: "is"/"was"/"are"/"were" between a subject and what is said of it
+COPULA = re.compile(r"\s(?:is|was|are|were)\s")
 _TOKEN = re.compile(r"\w+")
 _POSSESSIVES = frozenset({"his", "her", "its", "their"})
 _COPULAS = frozenset({"is", "was", "are", "were"})
@@ -206,7 +207,7 @@ def swapped_subject(premise: str, hypothesis: str, titles: Sequence[str] = ()) -
     before ("Czesław Miłosz is an Argentinian tango superstar" from "films on Nobel Laureate Czesław Miłosz and
     Argentinian tango superstar Carlos Gardel" -> "Carlos Gardel"). Small words ("on", "the", "a", ...) are
     not compared. A sentence-pair checker passes such a claim: every word is in the document."""
-    m = _COPULA.search(hypothesis)
+    m = COPULA.search(hypothesis)
     subject = hypothesis[:m.start()].strip() if m else ""
     if not m or not names(subject) or len(subject.split()) > 8 or re.fullmatch(r"The\s+\S+", subject):
         return ""  # "The Basilica": a description, not a name
@@ -239,17 +240,12 @@ def swapped_subject(premise: str, hypothesis: str, titles: Sequence[str] = ()) -
             swapped = swapped or other.group(0)
             continue
         # after "is"/"was"/"has", or a life's date wherever it stands ("Cynthia Felice (born October 12, 1942")
-        if toks[i - 1] not in _COPULAS | _HAS and key[0] not in ("born", "died"):
+        verb = toks[i - 1] if toks[i - 1] in _COPULAS | _HAS else ""
+        if not verb and key[0] not in ("born", "died"):
             continue
-        if toks[i - 1] not in _COPULAS | _HAS:
-            doc_subject = _doc_subject(premise, spans[i][0])
-            if not _subject_swapped(doc_subject, subject, titles):
-                return ""
-            swapped = swapped or _head(doc_subject)
-            continue
-        doc_subject = _doc_subject(premise, spans[i - 1][0])
-        if toks[i - 1] in _HAS:  # "He has a solo punk rock project": he has it, he is not it
-            swapped = swapped or f"{_head(doc_subject)} {toks[i - 1]}"
+        doc_subject = _doc_subject(premise, spans[i - 1][0] if verb else spans[i][0])
+        if verb in _HAS:  # "He has a solo punk rock project": he has it, he is not it
+            swapped = swapped or f"{_head(doc_subject)} {verb}"
             continue
         if not _subject_swapped(doc_subject, subject, titles):
             return ""  # said of the same thing (or one cannot tell) somewhere: not swapped

@@ -52,13 +52,15 @@ _REPORTING = re.compile(r"(?:also\s+)?(?:states|says|mentions|confirms|notes|sho
 #: a sentence's end, then marks that are a reporting verb's subject: '... administration. [2] mentions that "X'
 #: starts a new statement even where pysbd does not split (an open quotation mark before it)
 _REPORTED_CLAIM = re.compile(r"(?<=[.!?])([\"”»]?)\s+(?=(?:\[\d+(?:,\s*\d+)*\]\s*)+" + _REPORTING.pattern + ")")
+#: a citation mark ("[2]", "[1, 3]") and a conjunction the model leaves a statement on
+_MARK = r"\[\d+(?:,\s*\d+)*\]"
+_CONJUNCTION = r",?\s+(?:and|or|but|while|whereas)"
 #: a statement ending in a conjunction the model left hanging ("... National Wildlife Federation, while [2]."):
 #: the clause before it is the statement
-_DANGLING = re.compile(r",?\s+(?:and|or|but|while|whereas)((?:\s*\[\d+(?:,\s*\d+)*\])*)\s*([.!?]?)\s*$")
+_DANGLING = re.compile(_CONJUNCTION + rf"((?:\s*{_MARK})*)\s*([.!?]?)\s*$")
 #: "..., and [2]. states that X": the marks the model joined to the sentence before with "and" are the
 #: next reported claim's subject; the sentence before ends at the comma ("Maeterlinck. [2] states that X")
-_JOINED_REPORT = re.compile(r",?\s+(?:and|or|but|while|whereas)\s+((?:\[\d+(?:,\s*\d+)*\]\s*)+)\.\s*"
-                            r"(?=" + _REPORTING.pattern + ")")
+_JOINED_REPORT = re.compile(_CONJUNCTION + rf"\s+((?:{_MARK}\s*)+)\.\s*(?=" + _REPORTING.pattern + ")")
 #: "The passage (also) states that ..." / "According to the information in the passages, ..." /
 #: "В документе говорится, что ...":
 #: an opener about the prompt before the claim (the 1.5B model's stage-2 facts start so, 1 answer in 10)
