@@ -41,7 +41,7 @@ from .text.compare import (
 from .text.content import answer_words, stems, yes_no_question
 from .text.entities import DEMONYMS, NAME_RUN, SUBJECT_NOUN, SUBJECT_PRONOUNS, bare_title, found
 from .text.entities import names as names_in
-from .text.relations import asked, states
+from .text.relations import asked, asked_phrase, states
 from .text.relevance import bm25_scores
 
 #: at most this many sentences in a picked answer
@@ -459,6 +459,10 @@ def lead(picked: Picked, verified: Sequence[Statement], quotes: Sequence[Stateme
     return Picked(tuple(sentences), picked.notes + (note,), None)
 
 
+#: a name with its "of" parts: "University of Miami", "Duke of York", "Bank of the West"
+_FULL_NAME = re.compile(r"[A-Z][\w'’-]*(?:\s+(?:of(?:\s+the)?\s+)?[A-Z][\w'’-]*)*")
+
+
 def next_hop(picked: Picked, verified: Sequence[Statement], quotes: Sequence[Statement], question: str,
              lang: str = "en", titles: Sequence[str] = (), texts: Sequence[str] = ()) -> Picked:
     """``picked`` led by the second hop when its first sentence stops at the first.
@@ -495,13 +499,31 @@ def next_hop(picked: Picked, verified: Sequence[Statement], quotes: Sequence[Sta
     # who Mach number is named after") does not make a sentence about the question's own subject
     runs = [set(r.split()) for r in NAME_RUN.findall(head.text)]
     own = [n for n in asked_of if not any(n in r and r & set(new) for r in runs)]
+    # nor does it inside the new one's full name ("Miami" of "the University of Miami" for "the school that owns
+    # the Miami Hurricane"): the hop sentence is read without those names
+    full = [m.group(0) for m in _FULL_NAME.finditer(head.text) if set(m.group(0).split()) & set(new)]
+
+    def without_new(text: str) -> str:
+        for name in full:
+            text = text.replace(name, " ")
+        return text
+
+    # a sentence of the new one's own document is about it though it does not name it ("The population density
+    # was 3,771.9 people per square mile" in the document "San Diego")
+    own_doc = {k + 1 for k, t in enumerate(titles) if (words := set(bare_title(t).split())) and words <= set(new)}
+
+    def of_new(s: Statement) -> int:  # how many of the new names it names, its document's title's among them
+        return sum(found(n, s.text) for n in new) or (len(s.citations) == 1 and s.citations[0] in own_doc)
+
     pool = [s for s in _usable([*verified, *quotes], titles, texts) if s.text != head.text and states(s.text, wanted, lang)
-            and any(found(n, s.text) for n in new) and not any(found(n, s.text) for n in own)]
+            and of_new(s) and not any(found(n, without_new(s.text)) for n in own)]
     if not pool:
         return picked
 
-    def key(s: Statement) -> tuple[int, bool]:
-        return sum(found(n, s.text) for n in new), not set(s.citations) <= set(head.citations)
+    phrase = asked_phrase(question, lang)
+
+    def key(s: Statement) -> tuple[int, bool, bool]:
+        return of_new(s), bool(phrase) and phrase <= stems(s.text, lang), not set(s.citations) <= set(head.citations)
 
     top = max(key(s) for s in pool)
     hop = ranked([s for s in pool if key(s) == top], question)[0]

@@ -28,7 +28,7 @@ from .nli.onnx_scorer import require_finite
 from .records import Document, StageTrace, Statement
 from .text.citations import invalid_citations, parse_citations, strip_citations
 from .text.entities import swapped_subject, unsupported_names
-from .text.splitter import cut_start, spliced, split_statements
+from .text.splitter import cut_start, spliced, split_statements, without_inference
 from .timeline import Timeline
 
 
@@ -106,7 +106,7 @@ def answer_claims(stage: str, text: str, documents: Sequence[Document], lang: st
     out: list[Statement | Claim] = []
     for sent in split_statements(text, lang):
         cites = parse_citations(sent)
-        clean = strip_citations(sent)
+        clean = strip_citations(sent) if final else without_inference(strip_citations(sent))
         if not clean:
             continue
         if not final and (len(clean.split()) < min_words or cut_start(clean.lstrip("\"“«'(")) or spliced(clean)):
@@ -149,7 +149,7 @@ def joint_fact_claims(stage: str, text: str, cited: Sequence[tuple[int, Document
     out: list[Statement | Claim] = []
     seen: set[str] = set()
     for sent in split_statements(text, lang):
-        fact = strip_citations(sent)
+        fact = without_inference(strip_citations(sent))
         key = " ".join(fact.casefold().split())
         if not fact or key in seen:  # a small model's greedy extraction often repeats a line
             continue

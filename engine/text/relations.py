@@ -51,6 +51,12 @@ RELATIONS: dict[str, str] = {
 
 
 _OF_NAMED = re.compile(r"\b([a-z]+) of (?:the )?[A-Z]")
+#: "What is the enrollment at the school that ...", "What was the nickname of the ...": the noun the question asks
+#: for, right after its wh-word, copula and "the", followed by what it is asked of
+_ASKED_NOUN = re.compile(r"^\W*(?:what|which)\s+(?:is|was|are|were)\s+the\s+([a-z]{4,})\s+(?:of|at|in|for|from)\s", re.I)
+#: the same with up to two words before the noun: "the population density of ..."
+_ASKED_PHRASE = re.compile(r"^\W*(?:what|which)\s+(?:is|was|are|were)\s+the\s+((?:[a-z]+\s+){0,2}[a-z]{4,})\s+"
+                           r"(?:of|at|in|for|from)\s", re.I)
 
 
 @lru_cache(maxsize=1)
@@ -63,14 +69,26 @@ def _table() -> dict[str, frozenset[str]]:
 
 
 def asked(question: str, lang: str = "en") -> frozenset[str]:
-    """The stems a sentence may state the question's relations with (empty: it asks none the table
-    knows, or ``lang`` is not English)."""
+    """The stems a sentence may state the question's relations with: the table's words for the relations
+    it names, else the noun it asks for ("What is the enrollment at the school that owns ...?" -> "enrollment";
+    a document states it with that word). Empty: it asks none of these, or ``lang`` is not English."""
     if lang != "en":
         return frozenset()
     table = _table()
     # "president of India": a relation of something the question names, not of the one it describes
     of_named = {w for m in _OF_NAMED.finditer(question) for w in stems(m.group(1))}
-    return frozenset(w for k in (stems(question) - of_named) & table.keys() for w in table[k])
+    found = frozenset(w for k in (stems(question) - of_named) & table.keys() for w in table[k])
+    noun = _ASKED_NOUN.match(question)
+    # the noun asked of a name the question gives ("the nickname of Anthony Corallo") is no relation of a hop
+    return found or (stems(noun.group(1)) if noun and not _OF_NAMED.match(question, noun.start(1)) else frozenset())
+
+
+def asked_phrase(question: str, lang: str = "en") -> frozenset[str]:
+    """The stems of what the question asks for, as it words it ("What was the population density of ...?" ->
+    "popul", "densiti"): of two sentences stating the relation, the one saying all of these says what is asked
+    (empty: another question, or ``lang`` is not English)."""
+    m = _ASKED_PHRASE.match(question) if lang == "en" else None
+    return stems(m.group(1)) if m else frozenset()
 
 
 #: "Robert Zigler Leonard (October 7, 1889 – August 27, 1968) was ...": a biography opens with the life's

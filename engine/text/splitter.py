@@ -304,6 +304,22 @@ def whole_part(sentence: str) -> str | None:
     return f"{head}." if len(head.split()) >= 4 else None
 
 
+#: ", which implies that ...", ", suggesting that ...": the model's own inference appended to what a document says
+_INFERENCE = re.compile(r",?\s+(?:(?:which|this|that)\s+(?:implies|suggests|indicates|means|proves)|implying|suggesting|"
+                        r"indicating|meaning)\s+that\b.*?(?=[.!?]?\s*$)", re.I | re.S)
+
+
+def without_inference(statement: str) -> str:
+    """``statement`` (citation marks removed) without a closing clause drawing the model's own conclusion
+    ("Human Events became a digital-only publication in 2013, which implies that it still relies on paper
+    printing" -> "Human Events became a digital-only publication in 2013"): a document states the fact, the
+    conclusion is the model's (a checker may pass it with the fact). Unchanged when nothing would be left."""
+    cut = _INFERENCE.sub("", statement).rstrip(" ,;")
+    if cut == statement.rstrip(" ,;") or len(cut.split()) < 3:
+        return statement
+    return cut + ("." if statement.rstrip().endswith(".") and not cut.endswith(".") else "")
+
+
 def parse_marks(text: str) -> str:
     """The citation marks in ``text``, as written ("" if none)."""
     return " ".join(re.findall(r"\[[\d,\s]+\]", text))

@@ -601,6 +601,23 @@ def test_an_answer_that_stops_at_the_first_hop_is_led_by_the_second():
     town = fact("The town at the intersection of Interstate Highways 77 and 81 is Wytheville, Virginia.", (1,))
     count = quote("Wytheville had a population of 8,211 at the 2010 census.", 1)
     assert SEL.next_hop(SEL.Picked((town,), ()), [], [count], q).sentences == (count, town)
+    # a relation the table lacks: the noun the question asks for ("enrollment"), stated by the hop's sentence
+    q = "What is the enrollment at the school that owns the Miami Hurricane?"
+    paper = fact("The Miami Hurricane is the official student newspaper at the University of Miami.", (4,))
+    enrolled = quote("The University of Miami had an enrollment of 16,801 undergraduate students in 2016.", 2)
+    assert SEL.next_hop(SEL.Picked((paper,), ()), [], [enrolled], q).sentences == (enrolled, paper)
+    assert not asked("What was the nickname of Anthony Corallo, boss of the Lucchese family?")  # asked of a name
+    # a sentence of the new one's own document states it without naming it
+    q = "What was the population density of Tammy Leitner's city of birth in 2009?"
+    born = fact("Tamara Leitner (born July 3, 1972 in San Diego, California) is an investigative TV reporter.", (2,))
+    density = quote("The population density was 3,771.9 people per square mile (1,456.4/km2).", 5)
+    titles = ["Seattle", "Tammy Leitner", "New York City", "Leitner system", "San Diego"]
+    assert SEL.next_hop(SEL.Picked((born,), ()), [], [density], q, titles=titles).sentences == (density, born)
+    # of two stating the population, the one saying what is asked ("population density"), not the one sharing more
+    # of the question's other words
+    count = quote("The estimated city population in 2009 was 1,306,300.", 5)
+    assert SEL.next_hop(SEL.Picked((born,), ()), [], [count, density], q, titles=titles).sentences == (density, born)
+    assert SEL.next_hop(SEL.Picked((born,), ()), [], [density], q, titles=titles[:4] + ["Seattle"]).sentences == (born,)
     q = "Where is the company that owns the Hungry Horse pub chain based?"
     owner = fact("The company that owns the Hungry Horse pub chain is Greene King.", (4,))
     seat = quote("Greene King is a brewer headquartered in Bury St Edmunds, Suffolk.", 2)

@@ -188,3 +188,22 @@ def test_two_pieces_spliced_into_one_statement():
     out = answer_claims(R.ANSWER, 'Bactris has "small trees with stems. has simple leaves" [1]. Rush toured [1].',
                         [Document("Bactris", "Bactris has small trees with stems. It has simple leaves.")], "en", final=False)
     assert [getattr(x, "verdict", "claim") for x in out] == [R.DROPPED_FRAGMENT, "claim"]
+
+
+def test_the_models_own_conclusion_is_cut_from_a_generated_statement():
+    from vericite.engine import records as R
+    from vericite.engine.records import Document
+    from vericite.engine.text.splitter import without_inference
+    from vericite.engine.verifier import answer_claims, fact_claims
+    said = ("Human Events became a digital-only publication in 2013, which implies that it still relies on paper "
+            "printing to produce its content")
+    assert without_inference(said + ".") == "Human Events became a digital-only publication in 2013."
+    assert without_inference("The video ends, implying that Ted never went back to Robin.") == "The video ends."
+    assert without_inference("This means that the law passed.") == "This means that the law passed."  # nothing left
+    assert without_inference("Rush toured Canada in 1974.") == "Rush toured Canada in 1974."
+    doc = Document("Human Events", "Human Events became a digital-only publication in 2013.")
+    # stage 1 and stage 2 check (and show) the statement without the conclusion; the final check reads a draft as is
+    first = answer_claims(R.ANSWER, said + " [1].", [doc], "en", final=False)
+    assert [x.text for x in first] == ["Human Events became a digital-only publication in 2013."]
+    assert [x.text for x in fact_claims(R.EVIDENCE, said + ".", 1, doc, "en")] == [first[0].text]
+    assert answer_claims(R.REFINE, said + " [1].", [doc], "en", final=True)[0].text == said + "."
