@@ -317,7 +317,7 @@ def compose(sel: Selection, verified: Sequence[Statement], question: str, lang: 
     if two_things(question):
         picked = both_sides(picked, verified, quotes, question, lang, titles, texts)
     elif not sel.yes_no:
-        picked = lead(picked, verified, quotes, question, opening, lang, titles, texts)
+        picked = lead(picked, verified, quotes, question, opening, lang, titles, texts, answer=sel.answer)
         picked = next_hop(picked, verified, quotes, question, lang, titles, texts)
     resolved = tuple(resolve_pronoun(s, titles, texts) for s in picked.sentences)
     changed = [f"{a.text!r} -> {b.text!r}" for a, b in zip(picked.sentences, resolved) if a is not b]
@@ -330,7 +330,8 @@ def compose(sel: Selection, verified: Sequence[Statement], question: str, lang: 
 
 
 def lead(picked: Picked, verified: Sequence[Statement], quotes: Sequence[Statement], question: str,
-         opening: str, lang: str = "en", titles: Sequence[str] = (), texts: Sequence[str] = ()) -> Picked:
+         opening: str, lang: str = "en", titles: Sequence[str] = (), texts: Sequence[str] = (),
+         answer: str = "") -> Picked:
     """``picked`` led by stage 1's answer.
 
     Stage 1 reads every document at once and its ``opening`` (first sentence saying anything
@@ -366,6 +367,10 @@ def lead(picked: Picked, verified: Sequence[Statement], quotes: Sequence[Stateme
     a name of the question links nothing there (it is the question's subject, not a hop); the
     other picks follow only for a question of two parts, when they say more than the two.
 
+    A year of the opening is no word of stage 1's answer when the answer step's ``answer`` (it read the verified
+    sentences) gives another year: stage 1 unverified said "opened US assembly plants in 1973", the answer step
+    "Nissan opened US assembly plants in 1981", and the document sentence naming the 1973 oil crisis must not lead.
+
     Returns:
         ``picked`` unchanged when the opening says nothing beyond the question or shares fewer
         than two words with it (it answers something else: "The Piedmont region was developed
@@ -376,6 +381,9 @@ def lead(picked: Picked, verified: Sequence[Statement], quotes: Sequence[Stateme
     """
     quotes = [q for q in quotes if not dangling(resolve_pronoun(q, titles, texts).text)]
     key = answer_words(opening, question, lang)
+    years = set(_YEAR.findall(answer))
+    if years:  # the answer step's year outranks stage 1's
+        key = frozenset(w for w in key if not (_YEAR.fullmatch(w) and w not in years))
     pool = [*verified, *quotes]
     asked = answer_words(question, "", lang)
     if not key or not pool or len(answer_words(opening, "", lang) & asked) < 2:  # not an answer to this question
@@ -459,6 +467,8 @@ def lead(picked: Picked, verified: Sequence[Statement], quotes: Sequence[Stateme
     return Picked(tuple(sentences), picked.notes + (note,), None)
 
 
+#: a year ("1981"), as :func:`~vericite.engine.text.content.answer_words` keeps it
+_YEAR = re.compile(r"\b1\d{3}\b|\b20\d{2}\b")
 #: a name with its "of" parts: "University of Miami", "Duke of York", "Bank of the West"
 _FULL_NAME = re.compile(r"[A-Z][\w'’-]*(?:\s+(?:of(?:\s+the)?\s+)?[A-Z][\w'’-]*)*")
 

@@ -820,3 +820,18 @@ def test_a_sentence_with_the_models_answer_words_about_something_else_is_not_the
     # a second hop naming none of the question's names, tied by a name to a sentence that does, is about it
     assert SEL.about("Brad Silberling directed the film.", "Who directed the film Jamie Harris played in?",
                      ["Jamie Harris played in a film directed by Brad Silberling."])
+
+
+def test_the_answer_steps_year_outranks_stage_1s_for_the_lead():
+    q = "When did Nissan, the Acura Legend maker and the Scion owner open US assembly plants?"
+    opening = "Nissan, the Acura Legend maker and the Scion owner, opened US assembly plants in 1973."
+    pick = fact("Nissan opened US assembly plants in 1981.", (3,))
+    crisis = quote("A decade after the 1973 oil crisis, Honda, Toyota and Nissan, affected by the 1981 voluntary export "
+                   "restraints, opened US assembly plants.", 3)
+    # stage 1's wrong year alone would lead with the sentence naming the 1973 oil crisis
+    assert SEL.lead(SEL.Picked((pick,), ()), [pick], [crisis], q, opening).sentences[0] == crisis
+    kept = SEL.lead(SEL.Picked((pick,), ()), [pick], [crisis], q, opening, answer="Nissan opened US assembly plants in 1981.")
+    assert kept.sentences == (pick,)
+    # the same year in both: stage 1's opening still leads
+    agreed = "Nissan, the Acura Legend maker and the Scion owner, opened US assembly plants in 1973."
+    assert SEL.lead(SEL.Picked((pick,), ()), [pick], [crisis], q, opening, answer=agreed).sentences[0] == crisis
