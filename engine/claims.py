@@ -25,6 +25,7 @@ from .records import Statement
 from .text.citations import strip_citations
 from .text.compare import restates_comparison
 from .text.content import content_free, invented
+from .text.entities import names as names_in
 from .verifier import Claim
 
 
@@ -122,16 +123,51 @@ def template_fill(claim: str, question: str, documents: str) -> str:
     return ""
 
 
+#: the wh-word that opens a question's slot at its end ("... is a port city of what bay?")
+_SLOT_WH = frozenset({"what", "which", "whom", "whose"})
+#: words a slot's name may carry besides its own ("the Bay of Bengal")
+_SLOT_FILLER = frozenset({"the", "a", "an", "of", "in", "and"})
+
+
+def end_fill(claim: str, question: str, premises: Sequence[str]) -> str:
+    """The question's words ``claim`` opens with when it is the question's own template with a name put in
+    the slot at its end ("The birthplace of George McCall Theal is a port city of the Bay of Bengal" for "The
+    birthplace of George McCall Theal is a port city of what bay?"), "" when it is not. It is one when the
+    claim opens with all of the question's words before its wh-word (eight at least), a name of at most six words
+    follows, the cited documents (``premises``, one text each) never say those words in a row, and the
+    document saying the name names none of the question's names: the model took the name from another
+    document (Chittagong's "Bay of Bengal"), and the checker, reading the two documents joined, passed the
+    template. A name from the document about the question's subject is the model's answer, checked as usual
+    ("In the USA, a tobacconist ... is traditionally represented by a wooden Indian")."""
+    asked, said = _tokens(question), _tokens(claim)
+    wh = next((k for k, w in enumerate(asked) if k >= _RUN_WORDS and w in _SLOT_WH), None)
+    if wh is None or said[:wh] != asked[:wh] or not 0 < len(said) - wh <= _SLOT_WORDS:
+        return ""
+    words = " ".join(asked[:wh])
+    if any(f" {words} " in f" {' '.join(_tokens(p))} " for p in premises):
+        return ""
+    slot = [w for w in said[wh:] if w not in _SLOT_FILLER] or said[wh:]
+    own = [n.casefold() for n in names_in(question)]
+    for p in premises:
+        tokens = set(_tokens(p))
+        if all(w in tokens for w in slot) and not any(n in tokens for n in own):
+            return words
+    return ""
+
+
 def without_template_fills(items: Sequence[Statement | Claim], question: str, notes: list[str] | None = None
                            ) -> list[Statement | Claim]:
     """``items`` with every claim as written (not a fragment's rewrite, which is the question's wording
-    by design) that is a :func:`template_fill` of ``question`` against its premise, or that states the
+    by design) that is a :func:`template_fill` of ``question`` against its premise or an :func:`end_fill`
+    (the slot at the question's end) against its documents, or that states the
     comparison the question asks from a premise naming only one of the two things
     (:func:`~vericite.engine.text.compare.restates_comparison`: "The Second Battle of Guam occurred first"),
     given the verdict ``dropped:template_fill`` before it is checked; ``notes`` gets one line per claim dropped."""
     out: list[Statement | Claim] = []
     for x in items:
         words = template_fill(x.text, question, x.premise) if isinstance(x, Claim) and not x.rewritten else ""
+        if not words and isinstance(x, Claim) and not x.rewritten:  # the slot at the question's end
+            words = end_fill(x.text, question, x.premises or (x.premise,))
         if not words and isinstance(x, Claim) and not x.rewritten and restates_comparison(x.text, question, x.premise):
             words = "the comparison"  # "X occurred first" from a document that names only X
         if words:

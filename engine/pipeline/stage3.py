@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 from .. import cancel
 from .. import draft as D
 from .. import records as R
+from ..claims import end_fill
 from ..conflicts import Conflict, find_conflicts
 from ..draft import Draft, with_citations
 from ..records import StageTrace, Statement
@@ -76,7 +77,8 @@ def refine(pipe: VeriCite, q: Question, verified: list[Statement], answer: Stage
     cancel.check()  # between the pipeline's steps
     st = Stage(StageTrace(R.REFINE))
     with q.timeline.span(None) as t:
-        said = [strip_citations(s.raw or s.text) for s in answer.trace.statements] if answer else []
+        said = [strip_citations(s.raw or s.text) for s in answer.trace.statements
+                if not _foreign_fill(q, s)] if answer else []
         quotes, led = fallback_quotes(pipe, q, _opening(q, said)) if not verified else ([], ())
         if quotes:
             st.draft = Draft.of(" ".join(quotes), [f"no verified statement: the answer quotes the {len(quotes)} "
@@ -92,6 +94,16 @@ def refine(pipe: VeriCite, q: Question, verified: list[Statement], answer: Stage
             st.draft = _pick(pipe, q, st, verified, said) or _merge(pipe, q, st, verified)
     st.trace.wall_ms = round(t.ms, 1)
     return st
+
+
+def _foreign_fill(q: Question, s: Statement) -> bool:
+    """Whether stage 1's ``s`` was dropped as the question's wording with the name of a document about something
+    else put in its end slot (:func:`~vericite.engine.claims.end_fill`: "... a port city of the Bay of Bengal", the
+    Bay from the Port of Chittagong's document): no answer to lead with or to show the answer step. A fill whose
+    name comes from a document about the question's subject still points at the answer ("The Treaty of Gandamak
+    officially ended the first phase of ...")."""
+    cited = [q.documents[c - 1].text for c in s.citations if 0 < c <= len(q.documents)]
+    return s.verdict == R.DROPPED_TEMPLATE and bool(cited) and bool(end_fill(s.text, q.text, cited))
 
 
 def _pick(pipe: VeriCite, q: Question, st: Stage, verified: list[Statement], said: Sequence[str] = ()) -> Draft | None:

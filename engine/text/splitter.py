@@ -37,6 +37,7 @@ _SEPARATORS = re.compile("[ \t]*[\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]+[ \t]*"
 #: Abbreviations whose full stops never end a sentence, per language ("*" = every language).
 _ABBREVIATIONS = {
     "*": ("et al.", "e.g.", "i.e.", "cf."),
+    "en": ("Vol.",),  # "Guardians of the Galaxy Vol. 2 is a 2017 ... film"
     "ru": ("т.е.", "т. е.", "т.к.", "т. к.", "т.д.", "т. д.", "т.п.", "т. п.", "и др.", "см.", "напр.", "англ."),
 }
 _DOT = "\u2024"  # ONE DOT LEADER: stands in for a protected full stop while pysbd splits

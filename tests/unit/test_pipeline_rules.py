@@ -670,3 +670,21 @@ def test_a_question_in_a_language_the_checker_does_not_read_goes_to_the_route_th
     # without a route the checker that cannot read the language still answers, with the warning
     alone = VeriCite(ScriptedLLM(replies), WordChecker(), settings=Settings(checker_languages=("en",)))
     assert any("reads en only" in w for w in alone.answer(ru["question"], docs).warnings)
+
+
+def test_a_stage_1_template_fill_leads_nothing(checker):
+    """Stage 1 put another document's name into the question ("... a port city of the Bay of Bengal"): the fill is
+    dropped before its check, and it does not steer the answer to that document's sentence either."""
+    docs = [Document("George McCall Theal", "George McCall Theal (11 April 1837, Saint John, New Brunswick - 1919) was "
+                     "a South African historian."),
+            Document("Port of Chittagong", "The Port of Chittagong is the busiest seaport on the coastline of the Bay "
+                     "of Bengal."),
+            Document("Saint John, New Brunswick", "Saint John is the port city of the Bay of Fundy in New Brunswick.")]
+    q = "The birthplace of George McCall Theal is a port city of what bay?"
+    pipe = VeriCite(ScriptedLLM({"answer": "The birthplace of George McCall Theal is a port city of the Bay of Bengal "
+                                           "[1][2].", "gate": "No"}),
+                    checker, prompts=PromptSet.load("paper-en"), settings=Settings(claim_words=0, fallback_quotes=2))
+    res = pipe.answer(q, docs)
+    assert by_verdict(res.stages[0])[R.DROPPED_TEMPLATE] == [
+        "The birthplace of George McCall Theal is a port city of the Bay of Bengal."]
+    assert "Chittagong" not in res.answer and res.answer

@@ -207,3 +207,12 @@ def test_the_models_own_conclusion_is_cut_from_a_generated_statement():
     assert [x.text for x in first] == ["Human Events became a digital-only publication in 2013."]
     assert [x.text for x in fact_claims(R.EVIDENCE, said + ".", 1, doc, "en")] == [first[0].text]
     assert answer_claims(R.REFINE, said + " [1].", [doc], "en", final=True)[0].text == said + "."
+
+
+def test_a_volume_in_a_title_ends_no_sentence():
+    from vericite.engine.text.splitter import split_sentences
+    assert split_sentences("Guardians of the Galaxy Vol. 2 is a 2017 American superhero film. It was directed by "
+                           "James Gunn.") == ["Guardians of the Galaxy Vol. 2 is a 2017 American superhero film.",
+                                              "It was directed by James Gunn."]
+    assert split_statements("Guardians of the Galaxy Vol. 2 is a 2017 film [5]. Ego is a character [1].") == [
+        "Guardians of the Galaxy Vol. 2 is a 2017 film [5].", "Ego is a character [1]."]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from vericite.engine import records as R
-from vericite.engine.claims import template_fill
+from vericite.engine.claims import end_fill, template_fill
 from vericite.engine.text.content import adds, answer_words, content_free, invented, stems
 from vericite.engine.pipeline import Settings, VeriCite
 from vericite.engine.prompts import PromptSet
@@ -206,3 +206,38 @@ def test_a_stage_1_piece_opening_in_lower_case_is_dropped_as_a_fragment():
     _, res = answer(EntailsAll(), replies, claim_words=0)
     assert [(s.text.split()[0], s.verdict) for s in res.stages[0].statements] == [("The", R.KEPT),
                                                                                    ("provides", R.DROPPED_FRAGMENT)]
+
+
+def test_end_fill_is_the_questions_wording_with_another_documents_name_at_its_end():
+    q = "The birthplace of George McCall Theal is a port city of what bay?"
+    theal = ("George McCall Theal (11 April 1837, Saint John, New Brunswick - 17 April 1919, Wynberg, Cape Town), was "
+             "the most prolific South African historian.")
+    port = "The Port of Chittagong is the busiest seaport on the coastline of the Bay of Bengal."
+    fundy = "Saint John is the port city of the Bay of Fundy in the Canadian province of New Brunswick."
+    claim = "The birthplace of George McCall Theal is a port city of the Bay of Bengal."
+    assert end_fill(claim, q, [theal, port]) == "the birthplace of george mccall theal is a port city of"
+    # the name from a document about the question's subject is the model's answer, checked as usual; a document
+    # saying the question's words in a row says the claim
+    assert not end_fill(claim, q, [theal + " He was born in a port city of the Bay of Bengal."])
+    assert not end_fill(claim, q, [port + " The birthplace of George McCall Theal is a port city of the Bay of Bengal."])
+    # not the question's opening words, a long name, or a short question
+    assert not end_fill("Theal was born in a port city of the Bay of Fundy.", q, [theal, fundy])
+    assert not end_fill("The birthplace of George McCall Theal is a port city of the great northern bay that the "
+                        "Bay of Bengal opens to.", q, [theal, port])
+    assert not end_fill("Rush is a band from Canada.", "Rush is a band from what country?", ["Canada is a country."])
+
+
+def test_a_stage_1_statement_filling_the_end_slot_is_dropped_before_its_check():
+    from vericite.engine import records as R
+    from vericite.engine.claims import without_template_fills
+    from vericite.engine.verifier import answer_claims
+    q = "The birthplace of George McCall Theal is a port city of what bay?"
+    docs = [Document("George McCall Theal", "George McCall Theal (11 April 1837, Saint John, New Brunswick - 17 April "
+                     "1919) was a South African historian."),
+            Document("Port of Chittagong", "The Port of Chittagong is the busiest seaport on the Bay of Bengal.")]
+    items = answer_claims(R.ANSWER, "The birthplace of George McCall Theal is a port city of the Bay of Bengal [1][2]. "
+                          "George McCall Theal was born in Saint John [1].", docs, "en", final=False)
+    notes: list[str] = []
+    out = without_template_fills(items, q, notes)
+    assert [getattr(x, "verdict", "claim") for x in out] == [R.DROPPED_TEMPLATE, "claim"]
+    assert "template fill" in notes[0]
