@@ -467,6 +467,8 @@ def lead(picked: Picked, verified: Sequence[Statement], quotes: Sequence[Stateme
     return Picked(tuple(sentences), picked.notes + (note,), None)
 
 
+#: "What pursuit did both A and B have in common?": a question about two things, not a chain of hops
+_SHARED = re.compile(r"\bboth\b|\bin\s+common\b", re.I)
 #: a year ("1981"), as :func:`~vericite.engine.text.content.answer_words` keeps it
 _YEAR = re.compile(r"\b1\d{3}\b|\b20\d{2}\b")
 #: a name with its "of" parts: "University of Miami", "Duke of York", "Bank of the West"
@@ -488,11 +490,11 @@ def next_hop(picked: Picked, verified: Sequence[Statement], quotes: Sequence[Sta
     states the relation (no picked sentence states it) ("Laura Knight married Harold Knight in 1903") leads, the first
     sentence following as its link to the question: the answer first, then the hop before it. Among
     several, those naming more of the new names, from another document than the first sentence's,
-    then the most relevant to the question. Nothing changes for a yes/no question or a comparison,
-    or when no sentence qualifies.
+    then the most relevant to the question. Nothing changes for a yes/no question, a comparison or a question
+    about what two things share ("both", "in common"), or when no sentence qualifies.
     """
     wanted = asked(question, lang)
-    if not picked.sentences or not wanted or yes_no_question(question) or choices(question):
+    if not picked.sentences or not wanted or yes_no_question(question) or choices(question) or _SHARED.search(question):
         return picked
     if any(states(s.text, wanted, lang) for s in picked.sentences):
         return picked

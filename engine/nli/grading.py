@@ -7,6 +7,7 @@ pipeline stamps every checked sentence with its grade (``Statement.grade``).
 """
 from __future__ import annotations
 
+import re
 from typing import Mapping, Sequence
 
 
@@ -17,6 +18,21 @@ def is_verbatim(premise: str, hypothesis: str) -> bool:
 
     h = norm(hypothesis)
     return bool(h) and h in norm(premise)
+
+
+def is_own_sentence(premise: str, hypothesis: str) -> bool:
+    """True when the hypothesis (case, whitespace and final punctuation ignored) is one whole sentence of the
+    premise: it starts the premise or follows a full stop, "!" or "?", and ends it or is followed by one. A
+    piece of a sentence is not ("Paris is in Spain" of "It is false that Paris is in Spain.")."""
+    h = " ".join(hypothesis.lower().split()).strip(" .!?;:")
+    text = " ".join(premise.lower().split())
+    if not h:
+        return False
+    for m in re.finditer(re.escape(h), text):
+        before, after = text[:m.start()].rstrip(), text[m.end():]
+        if (not before or before[-1] in ".!?\"”") and (not after or after[0] in ".!?"):
+            return True
+    return False
 
 
 def grade(score: float, bands: Mapping[str, float] | Sequence[float], *, verbatim: bool | None = None) -> int:

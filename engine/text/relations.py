@@ -54,6 +54,10 @@ _OF_NAMED = re.compile(r"\b([a-z]+) of (?:the )?[A-Z]")
 #: "What is the enrollment at the school that ...", "What was the nickname of the ...": the noun the question asks
 #: for, right after its wh-word, copula and "the", followed by what it is asked of
 _ASKED_NOUN = re.compile(r"^\W*(?:what|which)\s+(?:is|was|are|were)\s+the\s+([a-z]{4,})\s+(?:of|at|in|for|from)\s", re.I)
+#: "Which county does Lloyd Dane's birthplace belong to?": the noun after the wh-word, before its verb
+_WH_NOUN = re.compile(r"^\W*(?:what|which)\s+([a-z]{4,})\s+(?:does|did|do|is|was|are|were)\s", re.I)
+#: kinds of time: "What year did ... die?" asks the relation the question names, in a year
+_WHEN = frozenset({"year", "years", "date", "time", "month", "decade", "century", "season", "period", "number"})
 #: the same with up to two words before the noun: "the population density of ..."
 _ASKED_PHRASE = re.compile(r"^\W*(?:what|which)\s+(?:is|was|are|were)\s+the\s+((?:[a-z]+\s+){0,2}[a-z]{4,})\s+"
                            r"(?:of|at|in|for|from)\s", re.I)
@@ -70,14 +74,19 @@ def _table() -> dict[str, frozenset[str]]:
 
 def asked(question: str, lang: str = "en") -> frozenset[str]:
     """The stems a sentence may state the question's relations with: the table's words for the relations
-    it names, else the noun it asks for ("What is the enrollment at the school that owns ...?" -> "enrollment";
-    a document states it with that word). Empty: it asks none of these, or ``lang`` is not English."""
+    it names, else the noun it asks for ("What is the enrollment at the school that owns ...?" -> "enrollment"; a
+    document states it with that word); the kind a "Which county does ...?" asks for before any ("county": the
+    birthplace it names is a hop on the way). Empty: it asks none of these, or ``lang`` is not English."""
     if lang != "en":
         return frozenset()
     table = _table()
     # "president of India": a relation of something the question names, not of the one it describes
     of_named = {w for m in _OF_NAMED.finditer(question) for w in stems(m.group(1))}
     found = frozenset(w for k in (stems(question) - of_named) & table.keys() for w in table[k])
+    kind = _WH_NOUN.match(question)
+    if kind and kind.group(1).lower() not in _WHEN:  # "Which county does Lloyd Dane's birthplace belong to?": the
+        # county is asked, the birthplace a hop ("What year did the author of X die?" asks the death)
+        return stems(kind.group(1))
     noun = _ASKED_NOUN.match(question)
     # the noun asked of a name the question gives ("the nickname of Anthony Corallo") is no relation of a hop
     return found or (stems(noun.group(1)) if noun and not _OF_NAMED.match(question, noun.start(1)) else frozenset())

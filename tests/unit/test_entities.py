@@ -148,3 +148,23 @@ def test_the_verifier_fails_a_claim_copying_a_predicate_onto_another_subject():
     out, trace = _resolve(Verifier(Lenient(), threshold=0.5, schedule="sequential", entity_guard=True), items)
     assert [s.verdict for s in out] == [R.DROPPED_NLI, R.KEPT]
     assert any("say it of 'His 1930 film" in n for n in trace.notes)
+
+
+class Doubtful(WordChecker):
+    """Scores every pair 0.3: below any threshold."""
+
+    def scores(self, pairs):
+        import numpy as np
+        return np.full(len(pairs), 0.3, dtype=np.float32)
+
+
+def test_a_whole_sentence_of_its_document_passes_whatever_the_checker_scores():
+    from vericite.engine.nli.grading import is_own_sentence
+    doc = Document("Eldon, Missouri", "Eldon is a city in Miller County, Missouri, United States. The population was "
+                   "4,567 at the 2010 census. It is false that Eldon is the capital.")
+    items = answer_claims(R.REFINE, "Eldon is a city in Miller County, Missouri, United States [1]. Eldon is the capital "
+                          "[1]. The population was 4,567 at the 2010 census [1].", [doc], "en", final=True)
+    out, _ = _resolve(Verifier(Doubtful(), threshold=0.5, schedule="sequential", grade_bands=(0.9, 0.5, 0.2)), items)
+    assert [s.verdict for s in out] == [R.KEPT, R.DROPPED_NLI, R.KEPT]  # a piece of a sentence is no sentence
+    assert [s.grade for s in out] == [1, 3, 1]
+    assert not is_own_sentence(doc.text, "Miller County, Missouri, United States")

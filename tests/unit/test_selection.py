@@ -607,6 +607,18 @@ def test_an_answer_that_stops_at_the_first_hop_is_led_by_the_second():
     enrolled = quote("The University of Miami had an enrollment of 16,801 undergraduate students in 2016.", 2)
     assert SEL.next_hop(SEL.Picked((paper,), ()), [], [enrolled], q).sentences == (enrolled, paper)
     assert not asked("What was the nickname of Anthony Corallo, boss of the Lucchese family?")  # asked of a name
+    # the kind a "Which county does ...?" asks for is the relation, the birthplace the question names a hop to it;
+    # a kind of time keeps the relation named ("What year did ... die?": the death)
+    q = "Which county does Lloyd Dane's birthplace belong to?"
+    driver = fact("Lloyd Dane (August 19, 1925 - December 11, 2015) was a NASCAR driver from Eldon, Missouri.", (1,))
+    county = quote("Eldon is a city in Miller County, Missouri, United States.", 5)
+    assert SEL.next_hop(SEL.Picked((driver,), ()), [], [county], q).sentences == (county, driver)
+    assert states("Abbott died in 1995.", asked("What year did the playwright of Three Men on a Horse die?"))
+    # a question about what two things share asks no hop
+    q = "What pursuit did both Gevork Minaskanian and George Stambolian have in common?"
+    chemist = fact("Gevork Minaskanian was a research professor at Virginia Commonwealth University.", (3,))
+    play = quote("The Common Pursuit is a play about undergraduates at Cambridge University.", 1)
+    assert SEL.next_hop(SEL.Picked((chemist,), ()), [], [play], q).sentences == (chemist,)
     # a sentence of the new one's own document states it without naming it
     q = "What was the population density of Tammy Leitner's city of birth in 2009?"
     born = fact("Tamara Leitner (born July 3, 1972 in San Diego, California) is an investigative TV reporter.", (2,))
