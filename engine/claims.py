@@ -119,8 +119,13 @@ def template_fill(claim: str, question: str, documents: str) -> str:
         if len(run) < _RUN_WORDS or not 0 < len(said) - len(run) <= _SLOT_WORDS or said[-len(run):] != run:
             continue
         words = " ".join(run)
-        return "" if f" {words} " in f" {' '.join(_tokens(documents))} " else words
+        return "" if _says(documents, words) else words
     return ""
+
+
+def _says(text: str, words: str) -> bool:
+    """Whether ``text`` says ``words`` (lower-case tokens joined by spaces) in a row."""
+    return f" {words} " in f" {' '.join(_tokens(text))} "
 
 
 #: the wh-word that opens a question's slot at its end ("... is a port city of what bay?")
@@ -144,7 +149,7 @@ def end_fill(claim: str, question: str, premises: Sequence[str]) -> str:
     if wh is None or said[:wh] != asked[:wh] or not 0 < len(said) - wh <= _SLOT_WORDS:
         return ""
     words = " ".join(asked[:wh])
-    if any(f" {words} " in f" {' '.join(_tokens(p))} " for p in premises):
+    if any(_says(p, words) for p in premises):
         return ""
     slot = [w for w in said[wh:] if w not in _SLOT_FILLER] or said[wh:]
     own = [n.casefold() for n in names_in(question)]

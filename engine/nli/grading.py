@@ -11,21 +11,23 @@ import re
 from typing import Mapping, Sequence
 
 
+def _norm(s: str) -> str:
+    """Lower case, one space between words, no closing or opening punctuation."""
+    return " ".join(s.lower().split()).strip(" .!?;:")
+
+
 def is_verbatim(premise: str, hypothesis: str) -> bool:
     """True when the hypothesis (case, whitespace and final punctuation ignored) occurs in the premise."""
-    def norm(s: str) -> str:
-        return " ".join(s.lower().split()).strip(" .!?;:")
-
-    h = norm(hypothesis)
-    return bool(h) and h in norm(premise)
+    h = _norm(hypothesis)
+    return bool(h) and h in _norm(premise)
 
 
 def is_own_sentence(premise: str, hypothesis: str) -> bool:
     """True when the hypothesis (case, whitespace and final punctuation ignored) is one whole sentence of the
     premise: it starts the premise or follows a full stop, "!" or "?", and ends it or is followed by one. A
     piece of a sentence is not ("Paris is in Spain" of "It is false that Paris is in Spain.")."""
-    h = " ".join(hypothesis.lower().split()).strip(" .!?;:")
-    text = " ".join(premise.lower().split())
+    h = _norm(hypothesis)
+    text = " ".join(premise.lower().split())  # its stops kept: they bound its sentences
     if not h:
         return False
     for m in re.finditer(re.escape(h), text):

@@ -102,8 +102,10 @@ def _foreign_fill(q: Question, s: Statement) -> bool:
     Bay from the Port of Chittagong's document): no answer to lead with or to show the answer step. A fill whose
     name comes from a document about the question's subject still points at the answer ("The Treaty of Gandamak
     officially ended the first phase of ...")."""
+    if s.verdict != R.DROPPED_TEMPLATE:
+        return False
     cited = [q.documents[c - 1].text for c in s.citations if 0 < c <= len(q.documents)]
-    return s.verdict == R.DROPPED_TEMPLATE and bool(cited) and bool(end_fill(s.text, q.text, cited))
+    return bool(cited) and bool(end_fill(s.text, q.text, cited))
 
 
 def _pick(pipe: VeriCite, q: Question, st: Stage, verified: list[Statement], said: Sequence[str] = ()) -> Draft | None:

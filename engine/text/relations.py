@@ -53,14 +53,14 @@ RELATIONS: dict[str, str] = {
 _OF_NAMED = re.compile(r"\b([a-z]+) of (?:the )?[A-Z]")
 #: "What is the enrollment at the school that ...", "What was the nickname of the ...": the noun the question asks
 #: for, right after its wh-word, copula and "the", followed by what it is asked of
-_ASKED_NOUN = re.compile(r"^\W*(?:what|which)\s+(?:is|was|are|were)\s+the\s+([a-z]{4,})\s+(?:of|at|in|for|from)\s", re.I)
+_WHAT_IS_THE, _ASKED_OF = r"^\W*(?:what|which)\s+(?:is|was|are|were)\s+the\s+", r"\s+(?:of|at|in|for|from)\s"
+_ASKED_NOUN = re.compile(_WHAT_IS_THE + r"([a-z]{4,})" + _ASKED_OF, re.I)
 #: "Which county does Lloyd Dane's birthplace belong to?": the noun after the wh-word, before its verb
 _WH_NOUN = re.compile(r"^\W*(?:what|which)\s+([a-z]{4,})\s+(?:does|did|do|is|was|are|were)\s", re.I)
 #: kinds of time: "What year did ... die?" asks the relation the question names, in a year
 _WHEN = frozenset({"year", "years", "date", "time", "month", "decade", "century", "season", "period", "number"})
 #: the same with up to two words before the noun: "the population density of ..."
-_ASKED_PHRASE = re.compile(r"^\W*(?:what|which)\s+(?:is|was|are|were)\s+the\s+((?:[a-z]+\s+){0,2}[a-z]{4,})\s+"
-                           r"(?:of|at|in|for|from)\s", re.I)
+_ASKED_PHRASE = re.compile(_WHAT_IS_THE + r"((?:[a-z]+\s+){0,2}[a-z]{4,})" + _ASKED_OF, re.I)
 
 
 @lru_cache(maxsize=1)
@@ -79,14 +79,14 @@ def asked(question: str, lang: str = "en") -> frozenset[str]:
     birthplace it names is a hop on the way). Empty: it asks none of these, or ``lang`` is not English."""
     if lang != "en":
         return frozenset()
-    table = _table()
-    # "president of India": a relation of something the question names, not of the one it describes
-    of_named = {w for m in _OF_NAMED.finditer(question) for w in stems(m.group(1))}
-    found = frozenset(w for k in (stems(question) - of_named) & table.keys() for w in table[k])
     kind = _WH_NOUN.match(question)
     if kind and kind.group(1).lower() not in _WHEN:  # "Which county does Lloyd Dane's birthplace belong to?": the
         # county is asked, the birthplace a hop ("What year did the author of X die?" asks the death)
         return stems(kind.group(1))
+    table = _table()
+    # "president of India": a relation of something the question names, not of the one it describes
+    of_named = {w for m in _OF_NAMED.finditer(question) for w in stems(m.group(1))}
+    found = frozenset(w for k in (stems(question) - of_named) & table.keys() for w in table[k])
     noun = _ASKED_NOUN.match(question)
     # the noun asked of a name the question gives ("the nickname of Anthony Corallo") is no relation of a hop
     return found or (stems(noun.group(1)) if noun and not _OF_NAMED.match(question, noun.start(1)) else frozenset())
