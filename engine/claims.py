@@ -110,10 +110,15 @@ def template_fill(claim: str, question: str, documents: str) -> str:
     writes it into the question, and the checker, reading a document that names the entity and the
     question's words, often passes it. A claim in the document's own words is no fill, nor is a fact
     about part of the question ("Barcelona has won the treble competitions twice" for "How many UEFA Super Cup
-    awards has the team that has won the treble competitions twice received?")."""
+    awards has the team that has won the treble competitions twice received?"). The slot may also open the
+    claim: "What is the nationality of the most successful female ski racer ever?" answered "The nationality of
+    the most successful female ski racer ever is Switzerland" from a document about a Swiss racer."""
     asked, said = _tokens(question), _tokens(claim)
     if not asked or asked[0] not in _WH:
         return ""
+    front = _front_fill(asked, said)
+    if front:
+        return "" if _says(documents, front) else front
     for k in range(1, 4):
         run = asked[k:]
         if len(run) < _RUN_WORDS or not 0 < len(said) - len(run) <= _SLOT_WORDS or said[-len(run):] != run:
@@ -121,6 +126,24 @@ def template_fill(claim: str, question: str, documents: str) -> str:
         words = " ".join(run)
         return "" if _says(documents, words) else words
     return ""
+
+
+#: the copula of a "What is X?" question and of the claim that answers it "X is NAME"
+_COPULA = frozenset({"is", "was", "are", "were"})
+
+
+def _front_fill(asked: list[str], said: list[str]) -> str:
+    """The question's words after "What is" (``asked``: its tokens) when ``said`` (a claim's tokens) opens
+    with them (eight at least) and a copula and a name of at most six words follow ("The nationality of the
+    most successful female ski racer ever is Switzerland"), "" when not."""
+    if len(asked) < 3 or asked[1] not in _COPULA:
+        return ""
+    run = asked[2:]
+    rest = said[len(run):]
+    if len(run) < _RUN_WORDS or said[:len(run)] != run or not rest or rest[0] not in _COPULA \
+            or not 0 < len(rest) - 1 <= _SLOT_WORDS:
+        return ""
+    return " ".join(run)
 
 
 def _says(text: str, words: str) -> bool:

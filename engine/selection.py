@@ -282,6 +282,11 @@ def resolve_pronoun(s: Statement, titles: Sequence[str], texts: Sequence[str] = 
     return replace(s, text=text, raw=text)
 
 
+def _names_found(names: Sequence[str], text: str) -> int:
+    """How many of ``names`` ``text`` names (:func:`~vericite.engine.text.entities.found`)."""
+    return sum(1 for n in names if found(n, text))
+
+
 def compose(sel: Selection, verified: Sequence[Statement], question: str, lang: str = "en",
             titles: Sequence[str] = (), opening: str = "", quotes: Sequence[Statement] = (),
             texts: Sequence[str] = ()) -> Picked:
@@ -352,7 +357,9 @@ def lead(picked: Picked, verified: Sequence[Statement], quotes: Sequence[Stateme
     hop: it names a name the head leaves out and names the head's document title (:func:`_title_in`)
     or two of the head's names ("Air" alone does not tie "the U.S. Army Air Corps" to "Edwards Air
     Force Base"), and, from the head's own document, says less than half of what the head says (not
-    a garbled copy of it). The
+    a garbled copy of it). Of several ties, one naming the most of what the head leaves out ("Todd Boehly was the
+    former president of Guggenheim Partners", not "The firm's CEO is Mark Walter", for "What was Todd Boehly's
+    former position at the firm where Mark Walter is the CEO?"). The
     answer is then the answer, then its link to the question (readers judge an answer by whether it
     says the answer early and plainly: the tie first buried it in the second sentence); the other
     picks follow only for a question of two parts (:func:`several_parts`; for a comparison, "..., A or B?", only those
@@ -442,8 +449,10 @@ def lead(picked: Picked, verified: Sequence[Statement], quotes: Sequence[Stateme
 
             tie = other = [s for s in [*verified, *quotes] if not set(s.citations) & set(head.citations)
                            and len(answer_words(s.text, "", lang) & asked) >= 2 and hop(s)]
-        if tie:  # the hop before: from another document when one has it
-            chain = [head, ranked(other or tie, question)[0]]
+        if tie:  # the hop before: from another document when one has it, naming most of what the head leaves out
+            # ("Todd Boehly was the former president of Guggenheim Partners", not "The firm's CEO is Mark Walter")
+            most = max(_names_found(missing, s.text) for s in other or tie)
+            chain = [head, ranked([s for s in other or tie if _names_found(missing, s.text) == most], question)[0]]
     shown = " ".join(s.text for s in chain)
     if kept_first:
         if len(chain) == 1:

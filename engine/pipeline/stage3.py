@@ -32,6 +32,7 @@ from ..selection import (
     without_repeats,
 )
 from ..text.citations import merge_adjacent, strip_citations
+from ..text.compare import alone, choices, measured
 from ..text.content import answer_words
 from ..text.relevance import relevant_sentences
 from ..text.splitter import split_sentences, whole_part
@@ -142,7 +143,7 @@ def _pick(pipe: VeriCite, q: Question, st: Stage, verified: list[Statement], sai
     short = conclusion(sel, q.text, opening, q.lang, [s.text for s in picked.sentences],
                        said[0] if said else "") if picked.sentences else ""
     if short:  # "Yes" / the one compared: a fragment the final check makes a claim of and checks
-        sentences.insert(0, _short_answer(short, picked.sentences))
+        sentences.insert(0, _short_answer(short, picked.sentences, q.text))
         notes += (f"answer: opens with the short answer {short!r}, cited with the sentences shown",)
     draft = Draft.of(merge_adjacent(" ".join(sentences)), notes, picked=True, quoted=quoted, answer=sel.answer)
     return draft.warn(picked.caveat.code, picked.caveat.text) if picked.caveat else draft
@@ -245,15 +246,21 @@ def fallback_quotes(pipe: VeriCite, q: Question, opening: str = "") -> tuple[lis
     # as after the answer step: the short answer a yes/no question, a comparison or "what do both share" needs
     short = conclusion(Selection("", ()), q.text, opening, q.lang, [s.text for s in shown]) if shown else ""
     if short:
-        out.insert(0, _short_answer(short, shown))
+        out.insert(0, _short_answer(short, shown, q.text))
         notes += (f"fallback quotes: open with {short!r}, the short answer the quotes or stage 1's opening give",)
     return out, notes
 
 
-def _short_answer(short: str, shown: Sequence[Statement]) -> str:
+def _short_answer(short: str, shown: Sequence[Statement], question: str) -> str:
     """The short answer ("Yes", "Broad Peak") as the answer's opening sentence, citing every document the
-    ``shown`` sentences cite: the final check rewrites it as a claim with the question and checks it."""
-    cites = tuple(sorted({c for s in shown for c in s.citations}))
+    ``shown`` sentences cite: the final check rewrites it as a claim with the question and checks it. One of the
+    two things of a comparison by what one of them is or did (:func:`~vericite.engine.text.compare.measured`:
+    not by an order or a measure) cites only the documents of the sentences naming it alone: "W. Somerset
+    Maugham was ordained to priesthood" checked against Thomas Merton's document and Maugham's joined passed
+    (the checker joins Merton's ordination to Maugham's name); against Maugham's alone it fails."""
+    pair = choices(question)
+    own = [s for s in shown if short in pair and alone(short, pair[1 - pair.index(short)], s.text)]
+    cites = tuple(sorted({c for s in (own if own and not measured(question) else shown) for c in s.citations}))
     return merge_adjacent(with_citations(Statement(R.REFINE, f"{short}.", cites, R.KEPT, None, short)))
 
 

@@ -22,6 +22,8 @@ T = TypeVar("T")
 
 # "Who was born first, Erika Jayne or Marco Da Silva?", "Кто старше, Пирт или Мун?"
 _CHOICE = re.compile(r",[^,]+\s(?:or|или)\s[^,]+$", re.I)
+#: "..., Minden, Nevada or Gardnerville, Nevada": two names that share the place after their commas
+_PLACED_CHOICE = re.compile(r",\s*(?P<a>[^,]+?),\s*(?P<s>[^,]+?)\s+(?:or|или)\s+(?P<b>[^,]+?),\s*(?P=s)$", re.I)
 # "In between Berghuis v. Thompkins and Mississippi University for Women v. Hogan which one was ...?"
 _BETWEEN = re.compile(r"^\W*(?:in\s+)?between\s+(?P<both>.+?)[,\s]+(?:which|who|what)\b", re.I)
 _DASH = re.compile(r"\s*--\s*|\s+[–—]\s+")
@@ -102,6 +104,13 @@ _SIZE_Q = re.compile(r"\b(?:larger|largest|bigger|biggest|smaller|smallest)\b", 
 _AREA = re.compile(rf"(?P<n>{_NUMBER})\s*(?P<u>km2|km²|sq\.?\s*km|square\s+kilomet(?:re|er)s|sq\.?\s*mi|square\s+miles|"
                    r"hectares|ha|acres)(?!\w)", re.I)
 _PER_KM2 = {"sq mi": 2.58999, "square miles": 2.58999, "hectares": 0.01, "ha": 0.01, "acres": 0.00404686}
+_POPULATION_Q = re.compile(r"\bpopulation\b", re.I)
+#: a population: the first number within a few words after "population" ("The population was 5,656 at the 2010
+#: census", "a population of 24 million") or before "people"/"inhabitants"/"residents"
+_POPULATION = re.compile(rf"\bpopulation\b(?!\s+density)[^.\d]{{0,30}}?(?P<n>{_NUMBER})(?:\s+(?P<x>million|billion))?"
+                         rf"|(?P<m>{_NUMBER})\s+(?P<y>million\s+|billion\s+)?(?:people|inhabitants|residents)\b(?!\s+per\b)",
+                         re.I)
+_YEAR_LIKE = re.compile(r"1[7-9]\d\d|20\d\d")
 #: the thing counted: the word after "more"/"most"/"fewer" ("Which genus contains more species")
 _COUNTED = re.compile(r"\b(?:more|most|fewer|fewest|number\s+of)\s+(?P<w>[^\W\d_]{3,})(?:\s+(?P<w2>[^\W\d_]{3,}))?",
                       re.I)
@@ -144,14 +153,20 @@ def named(name: str, text: str) -> bool:
     """Whether ``text`` names ``name``: each of its words but initials found
     (:func:`~vericite.engine.text.entities.found`; "Muskegon County Airport" is not named by "North
     Muskegon", "Robert Z. Leonard" is by "Robert Zigler Leonard"), and where it is written as itself, not
-    only as the start of a longer name ("Catan Dice Game" does not name Catan)."""
+    only as the start of a longer name ("Catan Dice Game" does not name Catan; "the Somerset Maugham Award" does
+    not name W. Somerset Maugham)."""
     words = [w for w in name.split() if not re.fullmatch(r"\w\.?", w)]  # "Robert Z. Leonard": "Robert Zigler Leonard"
     if not words or not all(found(w, text) for w in words):
         return False
     # as written, it must stand once as itself, not only as the start of a longer name ("Catan" in
     # "Catan Dice Game ... by Catan GmbH" is another thing)
     at = [m.end() for m in re.finditer(rf"(?<!\w){re.escape(name)}(?!\w)", text, re.I)]
-    return not at or any(not re.match(r"\s+(?:[A-Z]|\d)", text[e:]) for e in at)
+    if at:
+        return any(not re.match(r"\s+(?:[A-Z]|\d)", text[e:]) for e in at)
+    # "W. Somerset Maugham" as "Somerset Maugham" in "the Somerset Maugham Award" (not "Somerset Maugham CH")
+    at = [m.end() for m in re.finditer(rf"(?<!\w){re.escape(' '.join(words))}(?!\w)", text, re.I)] \
+        if len(words) > 1 else []
+    return not at or any(not re.match(r"\s+(?:[A-Z][a-z]|\d)", text[e:]) for e in at)
 
 
 def alone(name: str, other: str, text: str) -> bool:
@@ -160,15 +175,27 @@ def alone(name: str, other: str, text: str) -> bool:
     return named(name, text) and not named(other, text)
 
 
+def measured(question: str) -> bool:
+    """Whether ``question`` compares two things by an order or a measure ("born first", "more members",
+    "higher", "more often"), which a sentence about each together say; not by what one of them is or did ("Which
+    writer was ordained to priesthood, A or B?"), which the sentence about that one says alone."""
+    return any(p.search(question) for p in (_EARLIER, _LATER, _MORE, _FEWER, _LONGER_Q, _HEIGHT_Q, _SIZE_Q, _OFTEN_Q))
+
+
 def choices(question: str) -> list[str]:
     """The two things a comparison question names after its comma ("Erika Jayne", "Marco Da
     Silva"), between commas ("Which band, Letters to Cleo or Screaming Trees, had more members?"), after
-    "between" ("In between The Bears and I and Oceans which was released ...?"), as
+    "between" ("In between The Bears and I and Oceans which was released ...?"; "Between the documentaries A
+    and B, ..."), sharing the place after their commas ("..., Minden, Nevada or Gardnerville, Nevada?": "Minden",
+    "Gardnerville"), as
     "Is A or B ...?" ("Muskegon County Airport", "John Wayne Airport"), or at its end
     without a comma ("who is younger Keith Bostic or Jerry Glanville ?"), or joined by "and" after the comma of
     a comparison ("Which genus has more species, Bactris and Epigaea?"); [] for another question."""
     # "Which of these battles occurred earlier--the Battle of Peleliu or ...": a dash sets them off like a comma
     q = _DASH.sub(", ", question.strip().rstrip("?").rstrip())
+    m = _PLACED_CHOICE.search(q)
+    if m and all(_lead_name(m.group(k)) == m.group(k).strip() for k in "ab"):
+        return [m.group("a").strip(), m.group("b").strip()]
     m = _CHOICE.search(q)
     if m:
         return [re.sub(r"^(?:the|a|an)\s+", "", c.strip(" \"'“”«»"))  # "the French Bulldog"; "The Million Dollar Duck" stays
@@ -189,6 +216,12 @@ def choices(question: str) -> list[str]:
             a, b = both[:k].strip(), re.sub(r"^\s*and\s+", "", both[k:]).strip()
             if _lead_name(a) == a and _lead_name(b) == b:
                 return [a, b]
+        # "Between the documentaries The Staten Island Catapult and Frida, en trotjänarinna which ...": the kind
+        # before the first name, a foreign title's lower-case words after the second's comma
+        k = both.rfind(" and ")
+        a, b = _tail_name(both[:k]), both[k + 5:].strip()
+        if k > 0 and a and _lead_name(b) and len(b.split()) <= 6:
+            return [a, b]
     m = _AND_CHOICE.search(q)  # "Which genus has more species, Bactris and Epigaea?": a comparison, two names
     if m and re.match(r"^\W*(?:who|which)\b", q, re.I) and any(p.search(q) for p in (_MORE, _FEWER, _EARLIER, _LATER)) \
             and _lead_name(m.group("a")) == m.group("a").strip() and _lead_name(m.group("b")) == m.group("b").strip():
@@ -466,13 +499,27 @@ def _count(word: str) -> float | None:
     return _NUMBER_WORDS.get(word.lower())
 
 
+#: two days of one year, the year said once at the end ("from 19 September to 16 December 1944", "from August 4
+#: to September 18, 1950")
+_DAY_SPAN = re.compile(rf"\b(?:(?P<da>\d{{1,2}})\s+(?P<ma>{_MONTH})\s+(?:to|until|through|[–—-])\s*(?P<da2>\d{{1,2}})\s+"
+                       rf"(?P<ma2>{_MONTH})|(?P<mb>{_MONTH})\s+(?P<db>\d{{1,2}})\s+(?:to|until|through|[–—-])\s*"
+                       rf"(?P<mb2>{_MONTH})\s+(?P<db2>\d{{1,2}})),?\s+\d{{4}}\b")
+
+
 def _years(sentence: str) -> float | None:
     """How many years ``sentence`` says something lasted: "for almost 18 years" -> 18.0; the first two
     dates joined by a dash, "until" or "to" ("from May 1983 until April 1986" -> 2.92, "(1928 – 2016)"
-    -> 88.0); None when it says neither."""
+    -> 88.0; two days of one year, "from 19 September to 16 December 1944" -> 0.242); None when it says neither."""
     m = _FOR_YEARS.search(sentence)
     if m:
         return _count(m.group("n"))
+    m = _DAY_SPAN.search(sentence)  # "from 19 September to 16 December 1944": one year for both days
+    if m:
+        g = m.groupdict()
+        m1, d1 = _MONTHS[(g["ma"] or g["mb"]).lower()], int(g["da"] or g["db"])
+        m2, d2 = _MONTHS[(g["ma2"] or g["mb2"]).lower()], int(g["da2"] or g["db2"])
+        if (m2, d2) > (m1, d1):
+            return round((m2 - m1) / 12 + (d2 - d1) / 365, 3)
     dates = list(_DATE.finditer(sentence))
     for a, b in zip(dates, dates[1:]):
         if _SPAN_SEP.fullmatch(sentence[a.end():b.start()]):
@@ -517,7 +564,8 @@ def number(question: str, sentence: str) -> float | None:
     118 species" -> 118.0, "There are three species" -> 3.0, "a single species" / "the only species" ->
     1.0; digits or the words zero to twenty, at most three words before it; not "one of the members"); "the
     number of species" likewise; for "more members" without a count the names listed (:func:`listed`); for
-    "more diverse roles" the roles said (:func:`roles`); None when the question compares nothing by number or
+    "more diverse roles" the roles said (:func:`roles`); for "population" the population given
+    (:func:`population`); None when the question compares nothing by number or
     the sentence gives none; for "more often" the issues a year (:func:`frequency`)."""
     if _OFTEN_Q.search(question):
         return frequency(sentence)
@@ -531,6 +579,8 @@ def number(question: str, sentence: str) -> float | None:
         return n * 0.3048 if m.group("u") in ("ft", "feet") else n
     if _DIVERSE_Q.search(question):
         return roles(sentence)
+    if _POPULATION_Q.search(question):
+        return population(sentence)
     if _SIZE_Q.search(question) and (a := _AREA.search(sentence)):  # "34,000 hectares", "15 sq mi"
         unit = re.sub(r"\s+", " ", a.group("u").lower().replace(".", ""))
         return (_count(a.group("n")) or 0.0) * _PER_KM2.get(unit, 1.0)
@@ -550,6 +600,23 @@ def number(question: str, sentence: str) -> float | None:
     if not want & stems("members"):
         return None
     return next((_GROUP[t.lower()] for t in tokens if t.lower() in _GROUP), None) or listed(sentence)
+
+
+def population(sentence: str) -> float | None:
+    """The population ``sentence`` gives ("The population was 5,656 at the 2010 census" -> 5656.0, "home to 24
+    million people" -> 24000000.0); None when it gives none. A year ("population as of 2010 was ...") is no
+    population unless people follow it."""
+    for m in _POPULATION.finditer(sentence):
+        n, scale = (m.group("n"), m.group("x")) if m.group("n") else (m.group("m"), m.group("y"))
+        if m.group("n") and _YEAR_LIKE.fullmatch(n):
+            rest = sentence[m.end():]
+            m2 = re.match(rf"[^.\d]{{0,20}}?(?P<n>{_NUMBER})(?:\s+(?P<x>million|billion))?", rest)
+            if not m2:
+                continue
+            n, scale = m2.group("n"), m2.group("x")
+        value = _count(n) or 0.0
+        return value * {"million": 1e6, "billion": 1e9}.get((scale or "").strip().lower(), 1.0)
+    return None
 
 
 def listed(sentence: str) -> float | None:

@@ -63,6 +63,11 @@ _WHEN = frozenset({"year", "years", "date", "time", "month", "decade", "century"
 _ASKED_PHRASE = re.compile(_WHAT_IS_THE + r"((?:[a-z]+\s+){0,2}[a-z]{4,})" + _ASKED_OF, re.I)
 
 
+#: "... in the city where Arna Selznick's employer is headquartered", "... the county in which X was born": a place
+#: the question describes by its own relation, a hop on the way, to the question's end
+_WHERE_CLAUSE = re.compile(r"(?<=\w)\s+(?:where|in\s+which)\s.*$", re.I | re.S)
+
+
 @lru_cache(maxsize=1)
 def _table() -> dict[str, frozenset[str]]:
     out: dict[str, frozenset[str]] = {}
@@ -76,7 +81,9 @@ def asked(question: str, lang: str = "en") -> frozenset[str]:
     """The stems a sentence may state the question's relations with: the table's words for the relations
     it names, else the noun it asks for ("What is the enrollment at the school that owns ...?" -> "enrollment"; a
     document states it with that word); the kind a "Which county does ...?" asks for before any ("county": the
-    birthplace it names is a hop on the way). Empty: it asks none of these, or ``lang`` is not English."""
+    birthplace it names is a hop on the way). The relation of a place the question describes ("... in the city
+    where X's employer is headquartered", "... the county in which X was born") is a hop, not asked. Empty: it asks
+    none of these, or ``lang`` is not English."""
     if lang != "en":
         return frozenset()
     kind = _WH_NOUN.match(question)
@@ -84,9 +91,12 @@ def asked(question: str, lang: str = "en") -> frozenset[str]:
         # county is asked, the birthplace a hop ("What year did the author of X die?" asks the death)
         return stems(kind.group(1))
     table = _table()
+    # a place the question describes by a relation ("the city where X's employer is headquartered") is a hop:
+    # its relation is not the one asked ("Where do Greyhound buses leave from in the city where ...?")
+    main = _WHERE_CLAUSE.sub("", question)
     # "president of India": a relation of something the question names, not of the one it describes
-    of_named = {w for m in _OF_NAMED.finditer(question) for w in stems(m.group(1))}
-    found = frozenset(w for k in (stems(question) - of_named) & table.keys() for w in table[k])
+    of_named = {w for m in _OF_NAMED.finditer(main) for w in stems(m.group(1))}
+    found = frozenset(w for k in (stems(main) - of_named) & table.keys() for w in table[k])
     noun = _ASKED_NOUN.match(question)
     # the noun asked of a name the question gives ("the nickname of Anthony Corallo") is no relation of a hop
     return found or (stems(noun.group(1)) if noun and not _OF_NAMED.match(question, noun.start(1)) else frozenset())

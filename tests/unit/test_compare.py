@@ -16,7 +16,9 @@ from vericite.engine.text.compare import (
     compared,
     first_date,
     frequency,
+    named,
     number,
+    population,
     same,
 )
 
@@ -505,3 +507,34 @@ def test_yes_when_the_sentences_place_both_in_the_country_or_state_asked():
     assert by_sides(q, [local, "For Against is a post-punk band from Lincoln, Nebraska."]) == "Yes"
     assert by_sides(q, [local, "For Against is a Bulgarian-American band."]) == ""  # neither said
     assert by_sides(q, [local, "For Against is a band from Bulgaria."]) == "No"
+
+
+def test_names_sharing_a_place_after_their_commas_a_kind_before_between_and_populations_compared():
+    q = "Which town has a greater population as of the 2010 census, Minden, Nevada or Gardnerville, Nevada?"
+    assert choices(q) == ["Minden", "Gardnerville"]
+    assert choices("Between the documentaries The Staten Island Catapult and Frida, en trotjänarinna which came "
+                   "first?") == ["The Staten Island Catapult", "Frida, en trotjänarinna"]
+    minden, gardnerville = ("Minden had a population of 3,001 at the time.",
+                            "The population of Gardnerville was 5,656 at the 2010 census.")
+    assert compared(q, [minden, gardnerville]) == "Gardnerville"
+    assert compared(q.replace("greater", "smaller"), [minden, gardnerville]) == "Minden"
+    # a year is no population, nor is a density; millions count
+    assert population("The population as of 2010 was 3,001.") == 3001.0
+    assert population("The population density was 3,771.9 people per square mile.") is None
+    assert population("Shanghai is home to 24 million people.") == 24_000_000.0
+    assert compared(q, [minden, "Gardnerville is a census-designated place founded in 1879."]) is None
+
+
+def test_two_days_of_one_year_make_a_span():
+    q = "Which battle lasted longer, Battle of Hürtgen Forest or Battle of Pusan Perimeter?"
+    hurtgen = "The Battle of Hürtgen Forest was fought from 19 September to 16 December 1944 in the Hürtgen Forest."
+    pusan = "The Battle of Pusan Perimeter lasted from August 4 to September 18, 1950."
+    assert compared(q, [hurtgen, pusan]) == "Battle of Hürtgen Forest"
+    assert compared(q.replace("longer", "shorter"), [hurtgen, pusan]) == "Battle of Pusan Perimeter"
+    assert compared(q, [hurtgen, "The Battle of Pusan Perimeter began on August 4, 1950."]) is None
+
+
+def test_a_longer_name_holding_a_persons_name_does_not_name_the_person():
+    assert not named("W. Somerset Maugham", "The Somerset Maugham Award is awarded to the best writer under 35.")
+    assert named("W. Somerset Maugham", "William Somerset Maugham CH (25 January 1874 – 1965) was a playwright.")
+    assert named("W. Somerset Maugham", "The prize was instituted in 1947 by William Somerset Maugham.")

@@ -847,3 +847,44 @@ def test_the_answer_steps_year_outranks_stage_1s_for_the_lead():
     # the same year in both: stage 1's opening still leads
     agreed = "Nissan, the Acura Legend maker and the Scion owner, opened US assembly plants in 1973."
     assert SEL.lead(SEL.Picked((pick,), ()), [pick], [crisis], q, opening, answer=agreed).sentences[0] == crisis
+
+
+def test_of_several_ties_the_one_naming_most_of_what_the_lead_leaves_out_follows_it():
+    q = "What was Todd Boehly's former position at the firm where Mark Walter is the CEO?"
+    head = quote("Mark Walter is a founder and the chief executive officer of Guggenheim Partners, a financial firm.", 4)
+    ceo = fact("The firm's CEO is Mark Walter.", (1,))
+    boehly = fact("Todd Boehly was the former president of Guggenheim Partners.", (5,))
+    titles = ["Guggenheim Partners", "Founder CEO", "Andrew Todd", "Mark Walter", "Eldridge Industries"]
+    for verified in ([ceo, boehly], [boehly, ceo]):
+        picked = SEL.compose(SEL.Selection("Mark Walter is the CEO of Guggenheim Partners.", (0,)), verified, q,
+                             titles=titles, opening=head.text, quotes=[head])
+        assert [s.text for s in picked.sentences] == [head.text, boehly.text]
+
+
+def test_a_comparison_by_what_one_did_checks_its_short_answer_against_that_ones_documents_only():
+    from vericite.engine.records import Document
+
+    q = "Which writer was ordained to priesthood, W. Somerset Maugham or Thomas Merton?"
+    docs = [Document("Thomas Merton", "Thomas Merton was ordained to priesthood in 1949."),
+            Document("W. Somerset Maugham", "W. Somerset Maugham was a British playwright.")]
+    replies = {"answer": "Unknown.", "gate": "Yes", "extract:1": "Thomas Merton was ordained to priesthood in 1949.",
+               "extract:2": "W. Somerset Maugham was a British playwright.",
+               "claim": "{name} was ordained to priesthood."}
+    for name, opening in (("W. Somerset Maugham", ""), ("Thomas Merton", "Thomas Merton was ordained to priesthood [1]. ")):
+        select = "Sentences: {Thomas}, {W.}\nAnswer: " + name
+        llm = PickingLLM({**replies, "select": select, "claim": replies["claim"].format(name=name)})
+        res = VeriCite(llm, WordChecker(), prompts=PromptSet.load("facts-en-kv")).answer(q, docs)
+        # the documents joined say every word of "W. Somerset Maugham was ordained to priesthood": checked against
+        # Maugham's alone, it fails and is removed; Merton's own document carries his
+        assert res.answer == opening + ("W. Somerset Maugham was a British playwright [2]. Thomas Merton was "
+                                        "ordained to priesthood in 1949 [1].")
+
+
+def test_a_place_the_question_describes_by_its_own_relation_is_a_hop_not_the_relation_asked():
+    assert asked("Where do Greyhound buses leave from in the city where Arna Selznick's employer is "
+                 "headquartered?") == frozenset()
+    assert asked("What is the seat of the county sharing a border with the county in which J. P. Hayes was "
+                 "born?") == frozenset({"seat"})
+    assert "popul" in asked("What is the population of the city where Tammy Leitner was born?")
+    assert "born" not in asked("What is the population of the city where Tammy Leitner was born?")
+    assert "spous" in asked("Who is the spouse of the actress who played the Fairy Godmother in Shrek 2?")

@@ -184,6 +184,22 @@ def test_template_fill_is_the_questions_wording_with_a_name_put_in_its_slot():
                          "where Redan High School is located [2].", q, "Redan High School is in DeKalb County.")
 
 
+def test_template_fill_with_the_slot_opening_the_claim():
+    q = "What is the nationality of the most successful female ski racer ever?"
+    doc = "Vreni Schneider is a Swiss former alpine ski racer, the third most successful female ski racer ever."
+    assert template_fill("The nationality of the most successful female ski racer ever is Switzerland [1].", q, doc) \
+        == "the nationality of the most successful female ski racer ever"
+    # a document saying the question's words in a row, a short question, a long sentence after the words, or
+    # no copula are no fills
+    assert not template_fill("The nationality of the most successful female ski racer ever is American.", q,
+                             "Vonn is American; the nationality of the most successful female ski racer ever is "
+                             "American.")
+    assert not template_fill("The capital of France is Paris.", "What is the capital of France?", "Paris is big.")
+    assert not template_fill("The nationality of the most successful female ski racer ever is a question many fans "
+                             "of the sport in Europe ask.", q, doc)
+    assert not template_fill("The nationality of the most successful female ski racer ever remains Swiss.", q, doc)
+
+
 def test_a_fact_filling_the_questions_template_is_dropped_before_its_check(checker):
     # the document names Theodore Evelyn Mosby and every word of the question: the checker passes the fill
     replies = {"answer": "Tracy McConnell married him [1].", "gate": "Yes",
