@@ -402,14 +402,15 @@ def strict(d: Draft, f: Facts) -> Draft:
 
 def one_answer(d: Draft, f: Facts) -> Draft:
     """The opening short answer says it once: a later sentence the same as its checked claim is left out ("The
-    Bears and I was released on July 31, 1974 ..." twice), and after a passing "Yes" or "No" a later sentence's
+    Bears and I was released on July 31, 1974 ..." twice; "Brett Allen Scallions is a member of ..." after "Brett
+    Scallions is a member of ...": a name written in full), and after a passing "Yes" or "No" a later sentence's
     own opening "Yes, " or "No, " goes ("No [1, 5]. Yes, Skin Yard was an American grunge band ..." -> "...
     Skin Yard was ..."): the opening answers; the sentence says the rest (less than was checked, nothing new).
     For "Are A and B both ...?" a sentence about one of them loses its "Yes, " / "No, " whatever opens: it
     cannot answer for both ("Yes, Über Goober is a documentary about gaming" beside a film about jobs)."""
     passing = [s for s in d.sentences if s.verdict == R.SUPPORTED]
     if passing and passing[0].rewritten:  # the short answer checked as a claim that a later sentence says again
-        again = [s for s in passing[1:] if _bare(s).casefold() == _bare(passing[0]).casefold()]
+        again = [s for s in passing[1:] if _says_again(_bare(passing[0]), _bare(s))]
         if again:
             d = d.note(f"one answer: {len(again)} later sentence(s) repeating the opening {_bare(passing[0])!r} left out")
             d = replace(d, blocks=tuple(b.keep([s for s in b.sentences if s not in again]) for b in d.blocks))
@@ -430,6 +431,24 @@ def one_answer(d: Draft, f: Facts) -> Draft:
     return d.revise(changed) if changed else d
 
 
+def _says_again(opening: str, later: str) -> bool:
+    """Whether ``later`` says ``opening`` again: the same words, or the same with at most two more name words
+    ("Brett Allen Scallions is a member of the post-grunge band Fuel" after "Brett Scallions is ...")."""
+    if later.casefold() == opening.casefold():
+        return True
+    a, b = _WORDS.findall(opening), _WORDS.findall(later)
+    k, inside = 0, []  # b read in order: a's words, and the others, each between two capitalised words
+    for i, w in enumerate(b):
+        if k < len(a) and w == a[k]:
+            k += 1
+        elif 0 < i < len(b) - 1 and all(x[:1].isupper() for x in (b[i - 1], w, b[i + 1])):
+            inside.append(w)
+        else:
+            return False
+    return k == len(a) >= 4 and len(inside) <= 2
+
+
+_WORDS = re.compile(r"[\w'’-]+")
 #: a role the question names and the verb a document says it with ("the same director": "directed by ..."), stemmed
 _ROLE_VERBS = {stem: stems(verbs) for role, verbs in (("director", "directed directs"), ("producer", "produced"),
                                                       ("writer", "written wrote"), ("author", "written wrote"),

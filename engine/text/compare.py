@@ -104,12 +104,14 @@ _SIZE_Q = re.compile(r"\b(?:larger|largest|bigger|biggest|smaller|smallest)\b", 
 _AREA = re.compile(rf"(?P<n>{_NUMBER})\s*(?P<u>km2|km²|sq\.?\s*km|square\s+kilomet(?:re|er)s|sq\.?\s*mi|square\s+miles|"
                    r"hectares|ha|acres)(?!\w)", re.I)
 _PER_KM2 = {"sq mi": 2.58999, "square miles": 2.58999, "hectares": 0.01, "ha": 0.01, "acres": 0.00404686}
+#: "Which town has a greater population ...?": compared by the populations given
 _POPULATION_Q = re.compile(r"\bpopulation\b", re.I)
 #: a population: the first number within a few words after "population" ("The population was 5,656 at the 2010
 #: census", "a population of 24 million") or before "people"/"inhabitants"/"residents"
 _POPULATION = re.compile(rf"\bpopulation\b(?!\s+density)[^.\d]{{0,30}}?(?P<n>{_NUMBER})(?:\s+(?P<x>million|billion))?"
                          rf"|(?P<m>{_NUMBER})\s+(?P<y>million\s+|billion\s+)?(?:people|inhabitants|residents)\b(?!\s+per\b)",
                          re.I)
+#: a year, read as no population ("The population as of 2010 was 3,001")
 _YEAR_LIKE = re.compile(r"1[7-9]\d\d|20\d\d")
 #: the thing counted: the word after "more"/"most"/"fewer" ("Which genus contains more species")
 _COUNTED = re.compile(r"\b(?:more|most|fewer|fewest|number\s+of)\s+(?P<w>[^\W\d_]{3,})(?:\s+(?P<w2>[^\W\d_]{3,}))?",

@@ -352,6 +352,14 @@ def test_a_sentence_repeating_the_opening_claim_is_left_out():
     assert [s.text for s in out.sentences] == [opening.text, other.text]
     assert any("repeating the opening" in n for n in out.notes)
     assert D.one_answer(D.Draft((D.Block("x", (again, other), ("b", "c")),), (again, other)), f).sentences == [again, other]
+    # the name written in full repeats it; a name the opening lacks at the end, or a negation, says more
+    opening = replace(sentence("Brett Scallions is a member of the band Fuel.", (1,)), rewritten=True)
+    for later, repeats in (("Brett Allen Scallions is a member of the band Fuel.", True),
+                           ("Brett Scallions is a member of the band Fuel and Rush.", False),
+                           ("Brett Scallions is not a member of the band Fuel.", False)):
+        s = sentence(later, (1,))
+        d = D.Draft((D.Block("x", (opening, s, other), ("a", "b", "c")),), (opening, s, other))
+        assert (s not in D.one_answer(d, f).sentences) == repeats
 
 
 def test_a_comparisons_short_answer_cites_the_documents_dating_both_sides():
