@@ -433,15 +433,17 @@ def one_answer(d: Draft, f: Facts) -> Draft:
 
 def _says_again(opening: str, later: str) -> bool:
     """Whether ``later`` says ``opening`` again: the same words, or the same with at most two more name words
-    ("Brett Allen Scallions is a member of the post-grunge band Fuel" after "Brett Scallions is ...")."""
+    or articles ("Brett Allen Scallions is a member of the post-grunge band Fuel" after "Brett Scallions is ...";
+    "... ordained to the priesthood" after "... ordained to priesthood")."""
     if later.casefold() == opening.casefold():
         return True
     a, b = _WORDS.findall(opening), _WORDS.findall(later)
-    k, inside = 0, []  # b read in order: a's words, and the others, each between two capitalised words
+    k, inside = 0, []  # b read in order: a's words, and the others: articles, or words between two capitalised ones
     for i, w in enumerate(b):
         if k < len(a) and w == a[k]:
             k += 1
-        elif 0 < i < len(b) - 1 and all(x[:1].isupper() for x in (b[i - 1], w, b[i + 1])):
+        elif w.casefold() in ("the", "a", "an") or 0 < i < len(b) - 1 and all(
+                x[:1].isupper() for x in (b[i - 1], w, b[i + 1])):
             inside.append(w)
         else:
             return False

@@ -689,16 +689,24 @@ def topic(question: str) -> frozenset[str]:
     return answer_words(question, " ".join(two_things(question))) - _COMPARING
 
 
+#: "Which company is ...", "Which writer was ...": the kind both compared things are
+_WH_KIND = re.compile(r"^\W*(?:which|what)\s+([a-z]+)\s+(?:is|was|are|were|has|had|did|does)\b", re.I)
+
+
 def by_words(question: str, sentences: Sequence[str]) -> str | None:
     """For a comparison by kind ("Which is a comedy film, The Million Dollar Duck or Don Quixote?";
     "Who directed "7th Heaven" (1927), Jerry Belson or Frank Borzage?"; not one by time or number):
     the one of the two things whose first sentence naming it alone says every other content word or
-    number of the question (:func:`topic`: "comedy", "film") when the other's does not, or two of
+    number of the question (:func:`topic`: "comedy", "film"; not the kind after its wh-word, which both are:
+    "company" of "Which company is based in Kentucky, ...?") when the other's does not, or two of
     them more than the other's; None otherwise."""
     pair = choices(question)
     if len(pair) != 2 or any(p.search(question) for p in (_EARLIER, _LATER, _MORE, _FEWER)):
         return None
-    rest = topic(question)
+    # the kind after the wh-word is what both are ("Which company is based in Kentucky, A or B?": a document calls
+    # Fazoli's a restaurant chain); the rest tells them apart
+    kind = _WH_KIND.match(question)
+    rest = topic(question) - (stems(kind.group(1)) if kind else frozenset())
     if not rest:
         return None
     says = _per_side(pair, sentences, lambda s: len(rest & (stems(s) | frozenset(re.findall(r"\d+", s)))))

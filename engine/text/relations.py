@@ -57,6 +57,8 @@ _WHAT_IS_THE, _ASKED_OF = r"^\W*(?:what|which)\s+(?:is|was|are|were)\s+the\s+", 
 _ASKED_NOUN = re.compile(_WHAT_IS_THE + r"([a-z]{4,})" + _ASKED_OF, re.I)
 #: "Which county does Lloyd Dane's birthplace belong to?": the noun after the wh-word, before its verb
 _WH_NOUN = re.compile(r"^\W*(?:what|which)\s+([a-z]{4,})\s+(?:does|did|do|is|was|are|were)\s", re.I)
+#: "How many variants are there of the aircraft that ...?": the noun counted
+_HOW_MANY = re.compile(r"^\W*[Hh]ow\s+many\s+([a-z]{4,})\b")  # lower case: "How many UEFA ..." counts no noun
 #: kinds of time: "What year did ... die?" asks the relation the question names, in a year
 _WHEN = frozenset({"year", "years", "date", "time", "month", "decade", "century", "season", "period", "number"})
 #: the same with up to two words before the noun: "the population density of ..."
@@ -80,10 +82,10 @@ def _table() -> dict[str, frozenset[str]]:
 def asked(question: str, lang: str = "en") -> frozenset[str]:
     """The stems a sentence may state the question's relations with: the table's words for the relations
     it names, else the noun it asks for ("What is the enrollment at the school that owns ...?" -> "enrollment"; a
-    document states it with that word); the kind a "Which county does ...?" asks for before any ("county": the
-    birthplace it names is a hop on the way). The relation of a place the question describes ("... in the city
-    where X's employer is headquartered", "... the county in which X was born") is a hop, not asked. Empty: it asks
-    none of these, or ``lang`` is not English."""
+    document states it with that word) or counts ("How many variants are there of ...?" -> "variant"); the kind
+    a "Which county does ...?" asks for before any ("county": the birthplace it names is a hop on the way). The
+    relation of a place the question describes ("... in the city where X's employer is headquartered", "... the
+    county in which X was born") is a hop, not asked. Empty: it asks none of these, or ``lang`` is not English."""
     if lang != "en":
         return frozenset()
     kind = _WH_NOUN.match(question)
@@ -97,9 +99,14 @@ def asked(question: str, lang: str = "en") -> frozenset[str]:
     # "president of India": a relation of something the question names, not of the one it describes
     of_named = {w for m in _OF_NAMED.finditer(main) for w in stems(m.group(1))}
     found = frozenset(w for k in (stems(main) - of_named) & table.keys() for w in table[k])
+    if found:
+        return found
     noun = _ASKED_NOUN.match(question)
     # the noun asked of a name the question gives ("the nickname of Anthony Corallo") is no relation of a hop
-    return found or (stems(noun.group(1)) if noun and not _OF_NAMED.match(question, noun.start(1)) else frozenset())
+    if noun and not _OF_NAMED.match(question, noun.start(1)):
+        return stems(noun.group(1))
+    counted = _HOW_MANY.match(question)  # "How many variants ...": a document counts them with that word
+    return stems(counted.group(1)) if counted and counted.group(1).lower() not in ("times", "more") else frozenset()
 
 
 def asked_phrase(question: str, lang: str = "en") -> frozenset[str]:

@@ -538,3 +538,11 @@ def test_a_longer_name_holding_a_persons_name_does_not_name_the_person():
     assert not named("W. Somerset Maugham", "The Somerset Maugham Award is awarded to the best writer under 35.")
     assert named("W. Somerset Maugham", "William Somerset Maugham CH (25 January 1874 – 1965) was a playwright.")
     assert named("W. Somerset Maugham", "The prize was instituted in 1947 by William Somerset Maugham.")
+
+
+def test_the_kind_after_the_wh_word_is_what_both_are_not_what_tells_them_apart():
+    q = "Which company is based in Kentucky, Vocelli Pizza or Fazoli's?"
+    vocelli = "Vocelli Pizza is based in Pittsburgh, Pennsylvania."
+    fazolis = "Fazoli's is an Italian-American fast casual restaurant chain based out of Lexington, Kentucky."
+    assert by_words(q, [vocelli, fazolis]) == "Fazoli's"
+    assert by_words(q, [vocelli, "Fazoli's is a restaurant chain based in Ohio."]) is None

@@ -888,3 +888,7 @@ def test_a_place_the_question_describes_by_its_own_relation_is_a_hop_not_the_rel
     assert "popul" in asked("What is the population of the city where Tammy Leitner was born?")
     assert "born" not in asked("What is the population of the city where Tammy Leitner was born?")
     assert "spous" in asked("Who is the spouse of the actress who played the Fairy Godmother in Shrek 2?")
+    # "How many ...": the noun counted, when the question names no relation
+    assert asked("How many variants are there of the military transport aircraft that the Mercedes-Benz Zetros truck "
+                 "was designed to be compatible with?") == frozenset({"variant"})
+    assert asked("How many UEFA Super Cup awards have been received by the team that has won the treble?") == frozenset()

@@ -360,6 +360,11 @@ def test_a_sentence_repeating_the_opening_claim_is_left_out():
         s = sentence(later, (1,))
         d = D.Draft((D.Block("x", (opening, s, other), ("a", "b", "c")),), (opening, s, other))
         assert (s not in D.one_answer(d, f).sentences) == repeats
+    # an article the opening's claim left out
+    opening = replace(sentence("Thomas Merton was ordained to priesthood.", (1,)), rewritten=True)
+    s = sentence("Thomas Merton was ordained to the priesthood.", (1,))
+    d = D.Draft((D.Block("x", (opening, s, other), ("a", "b", "c")),), (opening, s, other))
+    assert s not in D.one_answer(d, f).sentences
 
 
 def test_a_comparisons_short_answer_cites_the_documents_dating_both_sides():
