@@ -291,11 +291,19 @@ def spliced(text: str) -> bool:
     return bool(_SPLICE.search(text))
 
 
+#: a document "sentence" longer than this is a table's cells run together ("... Capital and largest city Dili ...
+#: Official languages Tetum Portuguese ... President Francisco Guterres ..."), not one a reader can take alone
+MAX_SENTENCE_WORDS = 80
+
+
 def whole_part(sentence: str) -> str | None:
     """What of a document sentence a reader can take alone: the sentence itself, unless it is a
-    :func:`fragment`; of one that only its end cuts off, the clauses before its last semicolon,
+    :func:`fragment` or longer than :data:`MAX_SENTENCE_WORDS` words (an infobox's cells); of one that only its
+    end cuts off, the clauses before its last semicolon,
     closed with a full stop, when they hold four words or more ("The two teams have won the most
     championships, the Celtics 17, the Lakers 16; together, the" -> "... the Lakers 16."); else None."""
+    if len(strip_citations(sentence).split()) > MAX_SENTENCE_WORDS:
+        return None
     if not fragment(sentence):
         return sentence
     text = strip_citations(sentence).strip()

@@ -174,6 +174,11 @@ def test_a_sentence_cut_at_its_end_keeps_its_whole_clauses():
     assert whole_part("six times in the 1960s; three in the 1980s.") is None  # cut at its start
     assert whole_part("Too short; cut off here") is None
     assert whole_part("A cut with no semicolon and no stop") is None
+    # an infobox's cells run together are no sentence to quote, however they end
+    cells = ("Democratic Republic of Timor - Leste Flag Coat of arms Motto: Unidade, Acção, Progresso Capital and largest "
+             "city Dili Official languages Tetum Portuguese Government Unitary semi-presidential constitutional "
+             "republic President Francisco Guterres Prime Minister Mari Alkatiri ") * 3 + "Internet TLD."
+    assert whole_part(cells) is None
 
 
 def test_two_pieces_spliced_into_one_statement():
