@@ -255,7 +255,8 @@ def resolve_pronoun(s: Statement, titles: Sequence[str], texts: Sequence[str] = 
     "Slade are an English glam rock band ..." -> "Slade rose to prominence"): a fact copied
     from a document says "He" for the document's subject, which in an answer of several
     sentences reads as someone else. Unchanged when it cites several documents, its document's
-    title does not read as a name (:func:`_a_name`), or, with the documents' ``texts`` given, the
+    title does not read as a name (:func:`_a_name`) or holds a "?" or "!" ("What Would Jesus Buy?": the answer's
+    sentences are split again, and it would end one there), or, with the documents' ``texts`` given, the
     document never calls anything by the title's capitalised words ("Пресс-релиз" for a press
     release's "Он", which means Yandex Market; a snippet that never names its subject: the checker,
     which reads the text and not the title, would fail the name). The final check then checks the
@@ -264,8 +265,10 @@ def resolve_pronoun(s: Statement, titles: Sequence[str], texts: Sequence[str] = 
     if not m or len(s.citations) != 1 or not 1 <= s.citations[0] <= len(titles):
         return s
     name = bare_title(titles[s.citations[0] - 1])
-    # the checker reads the document's text, not its title: a name the text never uses would fail it
-    if not _a_name(name) or (len(texts) >= s.citations[0] and not _named_in(name, texts[s.citations[0] - 1])):
+    # the checker reads the document's text, not its title: a name the text never uses would fail it; a title
+    # with a "?" or "!" ("What Would Jesus Buy?") would end the sentence there when the answer is split again
+    if not _a_name(name) or re.search(r"[?!]", name) or (
+            len(texts) >= s.citations[0] and not _named_in(name, texts[s.citations[0] - 1])):
         return s
     if "noun" in m.groupdict():  # "The film" is the subject only where the document opens calling it one
         opener = _OPENING.match(texts[s.citations[0] - 1]) if len(texts) >= s.citations[0] else None

@@ -290,6 +290,12 @@ def test_a_title_that_is_not_a_name_is_not_put_for_a_pronoun():
     studied = fact("He studied physics at the Charles University in Prague.", (1,))
     snippet = "He studied physics at the Charles University in Prague. He became an assistant to Ernst Mach."
     assert SEL.resolve_pronoun(studied, ["Vinko Dvořák"], [snippet]) is studied
+    # a title ending a sentence of its own ("What Would Jesus Buy?"): the answer split again would end there
+    went = fact("It went into general U.S. release on November 16, 2007.", (1,))
+    jesus = "What Would Jesus Buy? is a 2007 documentary film. It went into general U.S. release on November 16, 2007."
+    assert SEL.resolve_pronoun(went, ["What Would Jesus Buy?"], [jesus]) is went
+    assert SEL.resolve_pronoun(went, ["Super Size Me"], ["Super Size Me is a film. It went into release."]).text \
+        .startswith("Super Size Me went")
 
 
 def quote(text: str, doc: int) -> Statement:
