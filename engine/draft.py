@@ -450,7 +450,9 @@ def _says_again(opening: str, later: str) -> bool:
     return k == len(a) >= 4 and len(inside) <= 2
 
 
+#: a word of a final sentence, as :func:`_says_again` compares them
 _WORDS = re.compile(r"[\w'’-]+")
+
 #: a role the question names and the verb a document says it with ("the same director": "directed by ..."), stemmed
 _ROLE_VERBS = {stem: stems(verbs) for role, verbs in (("director", "directed directs"), ("producer", "produced"),
                                                       ("writer", "written wrote"), ("author", "written wrote"),
