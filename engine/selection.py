@@ -454,8 +454,9 @@ def lead(picked: Picked, verified: Sequence[Statement], quotes: Sequence[Stateme
                            and len(answer_words(s.text, "", lang) & asked) >= 2 and hop(s)]
         if tie:  # the hop before: from another document when one has it, naming most of what the head leaves out
             # ("Todd Boehly was the former president of Guggenheim Partners", not "The firm's CEO is Mark Walter")
-            most = max(_names_found(missing, s.text) for s in other or tie)
-            chain = [head, ranked([s for s in other or tie if _names_found(missing, s.text) == most], question)[0]]
+            pool = other or tie
+            counts = [_names_found(missing, s.text) for s in pool]
+            chain = [head, ranked([s for s, n in zip(pool, counts) if n == max(counts)], question)[0]]
     shown = " ".join(s.text for s in chain)
     if kept_first:
         if len(chain) == 1:

@@ -111,8 +111,9 @@ _POPULATION_Q = re.compile(r"\bpopulation\b", re.I)
 _POPULATION = re.compile(rf"\bpopulation\b(?!\s+density)[^.\d]{{0,30}}?(?P<n>{_NUMBER})(?:\s+(?P<x>million|billion))?"
                          rf"|(?P<m>{_NUMBER})\s+(?P<y>million\s+|billion\s+)?(?:people|inhabitants|residents)\b(?!\s+per\b)",
                          re.I)
-#: a year, read as no population ("The population as of 2010 was 3,001")
+#: a year, read as no population ("The population as of 2010 was 3,001"), and the population after it
 _YEAR_LIKE = re.compile(r"1[7-9]\d\d|20\d\d")
+_AFTER_YEAR = re.compile(rf"[^.\d]{{0,20}}?(?P<n>{_NUMBER})(?:\s+(?P<x>million|billion))?")
 #: the thing counted: the word after "more"/"most"/"fewer" ("Which genus contains more species")
 _COUNTED = re.compile(r"\b(?:more|most|fewer|fewest|number\s+of)\s+(?P<w>[^\W\d_]{3,})(?:\s+(?P<w2>[^\W\d_]{3,}))?",
                       re.I)
@@ -611,8 +612,7 @@ def population(sentence: str) -> float | None:
     for m in _POPULATION.finditer(sentence):
         n, scale = (m.group("n"), m.group("x")) if m.group("n") else (m.group("m"), m.group("y"))
         if m.group("n") and _YEAR_LIKE.fullmatch(n):
-            rest = sentence[m.end():]
-            m2 = re.match(rf"[^.\d]{{0,20}}?(?P<n>{_NUMBER})(?:\s+(?P<x>million|billion))?", rest)
+            m2 = _AFTER_YEAR.match(sentence, m.end())
             if not m2:
                 continue
             n, scale = m2.group("n"), m2.group("x")
