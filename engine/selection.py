@@ -308,7 +308,8 @@ def compose(sel: Selection, verified: Sequence[Statement], question: str, lang: 
       the question, with :data:`ANSWER_UNKNOWN`;
     - yes/no: the picks (no sentence names "yes");
     - the sentences that name the answer first, then the other picks that share a name with them
-      (:func:`links`; the others are left out: facts the model added beside the answer; a question
+      (:func:`links`) or come from the document of a title they name (:func:`_titled`; the others are left
+      out: facts the model added beside the answer; a question
       of two parts keeps them all, :func:`several_parts`), at most :data:`MAX_PICKS`;
     - a question about two named things (a comparison, "Are A and B both ...?"): one sentence about
       each (:func:`both_sides`), instead of the next two steps;
@@ -321,7 +322,7 @@ def compose(sel: Selection, verified: Sequence[Statement], question: str, lang: 
       stays put after a sentence of its document that names the subject (:func:`antecedents_first`),
       and a document sentence whose pronoun stays never leads (:func:`lead`).
     """
-    picked = _compose(sel, verified, question, lang, opening)
+    picked = _compose(sel, verified, question, lang, opening, titles)
     if two_things(question):
         picked = both_sides(picked, verified, quotes, question, lang, titles, texts)
     elif not sel.yes_no:
@@ -499,8 +500,9 @@ def next_hop(picked: Picked, verified: Sequence[Statement], quotes: Sequence[Sta
     the relation the question asks (:func:`~vericite.engine.text.relations.asked`: "married",
     "wife", "husband" for "married"), the verified or document sentence (``quotes``, verbatim; an
     opening pronoun resolved to its document's title, one that stays never used) that names that new
-    name, names none of the question's own (but those of the new name: "Mach" of "Ernst Mach") and
-    states the relation (no picked sentence states it) ("Laura Knight married Harold Knight in 1903") leads, the first
+    name, names none of the question's own (but those of the new name: "Mach" of "Ernst Mach"; a nationality
+    is no name here: "the 2014 American ... film") and states the relation (no picked sentence naming a name of
+    the question or the new one states it) ("Laura Knight married Harold Knight in 1903") leads, the first
     sentence following as its link to the question: the answer first, then the hop before it. Among
     several, those naming more of the new names, from another document than the first sentence's,
     then the most relevant to the question. Nothing changes for a yes/no question, a comparison or a question
@@ -508,8 +510,6 @@ def next_hop(picked: Picked, verified: Sequence[Statement], quotes: Sequence[Sta
     """
     wanted = asked(question, lang)
     if not picked.sentences or not wanted or yes_no_question(question) or choices(question) or _SHARED.search(question):
-        return picked
-    if any(states(s.text, wanted, lang) for s in picked.sentences):
         return picked
     asked_of = names_in(question)
     # the first hop: the first sentence naming a name of the question and one it lacks (a capitalised
@@ -520,13 +520,19 @@ def next_hop(picked: Picked, verified: Sequence[Statement], quotes: Sequence[Sta
     if found_head is None:
         return picked
     head: Statement = found_head
-    # a name of the question that is part of the new one's name ("Mach" of "Ernst Mach" for "the physicist
-    # who Mach number is named after") does not make a sentence about the question's own subject
-    runs = [set(r.split()) for r in NAME_RUN.findall(head.text)]
-    own = [n for n in asked_of if not any(n in r and r & set(new) for r in runs)]
-    # nor does it inside the new one's full name ("Miami" of "the University of Miami" for "the school that owns
-    # the Miami Hurricane"): the hop sentence is read without those names
+    # the new one's full names: "Miami" of "the University of Miami" for "the school that owns the Miami Hurricane"
     full = [m.group(0) for m in _FULL_NAME.finditer(head.text) if set(m.group(0).split()) & set(new)]
+    # a pick stating the relation of someone neither the question nor the first hop names answers nothing
+    # ("Georgy Ivanov fought in World War II at the Battle of the Dnieper" beside the Battle of Berlin)
+    if any(states(s.text, wanted, lang) and (any(found(n, s.text) for n in asked_of) or any(f in s.text for f in full))
+           for s in picked.sentences):
+        return picked
+    # a name of the question that is part of the new one's name ("Mach" of "Ernst Mach" for "the physicist
+    # who Mach number is named after") does not make a sentence about the question's own subject; nor does
+    # a nationality describing it ("the 2014 American ... film": "Wild is a 2014 American ... film directed by")
+    runs = [set(r.split()) for r in NAME_RUN.findall(head.text)]
+    own = [n for n in asked_of if not any(n in r and r & set(new) for r in runs) and n.lower() not in DEMONYMS]
+    # nor does it inside the new one's full name: the hop sentence is read without those names
 
     def without_new(text: str) -> str:
         for name in full:
@@ -625,7 +631,8 @@ def anchored(verified: Sequence[Statement], question: str, opening: str, lang: s
     return best
 
 
-def _compose(sel: Selection, verified: Sequence[Statement], question: str, lang: str, opening: str = "") -> Picked:
+def _compose(sel: Selection, verified: Sequence[Statement], question: str, lang: str, opening: str = "",
+             titles: Sequence[str] = ()) -> Picked:
     picks: list[Statement] = []
     for k in sel.picks:
         s = verified[k]
@@ -682,6 +689,7 @@ def _compose(sel: Selection, verified: Sequence[Statement], question: str, lang:
     both = several_parts(question)
     said = answer_words(opening, question, lang) if anchor is not None else frozenset()
     linked = [s for s in picks if s not in naming and (both or links(s.text, named, question)
+                                                       or _titled(s, named, titles, question, lang)
                                                        or answer_words(s.text, question, lang) & said)]
     unlinked = [s for s in picks if s not in naming and s not in linked]
     if unlinked:
@@ -691,6 +699,19 @@ def _compose(sel: Selection, verified: Sequence[Statement], question: str, lang:
     if len(chosen) < len(naming + linked):
         notes.append(f"answer: left out {len(naming + linked) - len(chosen)} sentence(s) the others repeat")
     return Picked(tuple(chosen[:MAX_PICKS]), tuple(notes))
+
+
+def _titled(s: Statement, named: str, titles: Sequence[str], question: str, lang: str = "en") -> bool:
+    """Whether ``s`` comes from one document whose title (a name, not one the question names) ``named`` names, and
+    says two words of the question ``named`` does not: a document's sentence is about its subject though it does
+    not name it ("mentalfloss.com ... draws 20.5 million unique users a month" in "Mental Floss", beside "...
+    appeared in ..., Mental Floss, ..." for "Where has Kerwin Swint's work appeared that draws 20.5 million unique
+    visitors a month?"); one saying no more of the question is another fact about the answer."""
+    if len(s.citations) != 1 or not 0 < s.citations[0] <= len(titles):
+        return False
+    title = titles[s.citations[0] - 1]
+    more = answer_words(s.text, "", lang) & answer_words(question, "", lang) - answer_words(named, "", lang)
+    return len(more) >= 2 and _a_name(bare_title(title)) and _title_in(title, named) and not _title_in(title, question)
 
 
 def _asked(sentence: str, question: str, lang: str) -> int:

@@ -54,9 +54,15 @@ _OF_NAMED = re.compile(r"\b([a-z]+) of (?:the )?[A-Z]")
 #: "What is the enrollment at the school that ...", "What was the nickname of the ...": the noun the question asks
 #: for, right after its wh-word, copula and "the", followed by what it is asked of
 _WHAT_IS_THE, _ASKED_OF = r"^\W*(?:what|which)\s+(?:is|was|are|were)\s+the\s+", r"\s+(?:of|at|in|for|from)\s"
-_ASKED_NOUN = re.compile(_WHAT_IS_THE + r"([a-z]{4,})" + _ASKED_OF, re.I)
-#: "Which county does Lloyd Dane's birthplace belong to?": the noun after the wh-word, before its verb
-_WH_NOUN = re.compile(r"^\W*(?:what|which)\s+([a-z]{4,})\s+(?:does|did|do|is|was|are|were)\s", re.I)
+#: ("What is the record label of ...": the last of up to three words, "label")
+_ASKED_NOUN = re.compile(_WHAT_IS_THE + r"((?:[a-z]+\s+){0,2}?)([a-z]{4,})" + _ASKED_OF, re.I)
+#: "Which county does Lloyd Dane's birthplace belong to?": the noun after the wh-word, before its verb; one word
+#: may describe it ("Which NFL team did ..."), and with one a verb in the past may follow ("What movie studio
+#: produced ...": "Which movie directed by ..." asks the film, whose documents say "film")
+_WH_NOUN = re.compile(r"^\W*(?:what|which)\s+(?:(?:[A-Za-z]+\s+)?((?-i:[a-z]{4,}))\s+(?:does|did|do|is|was|are|were)"
+                      r"|[A-Za-z]+\s+((?-i:[a-z]{4,}))\s+(?-i:[a-z]{3,}ed))\s", re.I)
+#: "... the final major offensive of the European theatre of what war?": the noun asked at the question's end
+_END_NOUN = re.compile(r"\b(?:what|which)\s+((?-i:[a-z]{3,}))\s*\?\s*$", re.I)
 #: "How many variants are there of the aircraft that ...?": the noun counted
 _HOW_MANY = re.compile(r"^\W*[Hh]ow\s+many\s+([a-z]{4,})\b")  # lower case: "How many UEFA ..." counts no noun
 #: kinds of time: "What year did ... die?" asks the relation the question names, in a year
@@ -83,15 +89,17 @@ def asked(question: str, lang: str = "en") -> frozenset[str]:
     """The stems a sentence may state the question's relations with: the table's words for the relations
     it names, else the noun it asks for ("What is the enrollment at the school that owns ...?" -> "enrollment"; a
     document states it with that word) or counts ("How many variants are there of ...?" -> "variant"); the kind
-    a "Which county does ...?" asks for before any ("county": the birthplace it names is a hop on the way). The
+    a "Which county does ...?" asks for before any ("county": the birthplace it names is a hop on the way), or
+    the one asked at its end ("... of what war?"). The
     relation of a place the question describes ("... in the city where X's employer is headquartered", "... the
     county in which X was born") is a hop, not asked. Empty: it asks none of these, or ``lang`` is not English."""
     if lang != "en":
         return frozenset()
     kind = _WH_NOUN.match(question)
-    if kind and kind.group(1).lower() not in _WHEN:  # "Which county does Lloyd Dane's birthplace belong to?": the
+    noun = (kind.group(1) or kind.group(2)) if kind else ""
+    if noun and noun.lower() not in _WHEN:  # "Which county does Lloyd Dane's birthplace belong to?": the
         # county is asked, the birthplace a hop ("What year did the author of X die?" asks the death)
-        return stems(kind.group(1))
+        return stems(noun)
     table = _table()
     # a place the question describes by a relation ("the city where X's employer is headquartered") is a hop:
     # its relation is not the one asked ("Where do Greyhound buses leave from in the city where ...?")
@@ -101,10 +109,14 @@ def asked(question: str, lang: str = "en") -> frozenset[str]:
     found = frozenset(w for k in (stems(main) - of_named) & table.keys() for w in table[k])
     if found:
         return found
-    noun = _ASKED_NOUN.match(question)
-    # the noun asked of a name the question gives ("the nickname of Anthony Corallo") is no relation of a hop
-    if noun and not _OF_NAMED.match(question, noun.start(1)):
-        return stems(noun.group(1))
+    end = _END_NOUN.search(question)
+    if end and end.group(1).lower() not in _WHEN:
+        return stems(end.group(1))
+    head = _ASKED_NOUN.match(question)
+    # the noun asked of a name the question gives ("the nickname of Anthony Corallo") is no relation of a hop;
+    # a described time ("the wettest year in ...") is asked in the relation's own words
+    if head and not _OF_NAMED.match(question, head.start(2)) and not (head.group(1) and head.group(2).lower() in _WHEN):
+        return stems(head.group(2))
     counted = _HOW_MANY.match(question)  # "How many variants ...": a document counts them with that word
     return stems(counted.group(1)) if counted and counted.group(1).lower() not in ("times", "more") else frozenset()
 

@@ -898,3 +898,63 @@ def test_a_place_the_question_describes_by_its_own_relation_is_a_hop_not_the_rel
     assert asked("How many variants are there of the military transport aircraft that the Mercedes-Benz Zetros truck "
                  "was designed to be compatible with?") == frozenset({"variant"})
     assert asked("How many UEFA Super Cup awards have been received by the team that has won the treble?") == frozenset()
+
+
+def test_the_noun_asked_read_with_a_word_before_it_or_at_the_questions_end():
+    assert asked("What is the record label of the co-writer and recording artist of Permission to Fly?") == {"label"}
+    assert asked("Which NFL team did both Don Looney and DeSean Jackson play for?") == {"team"}
+    assert asked("What movie studio produced The Benchwarmers, which starred Rob Schneider?") == {"studio"}
+    assert asked("Alexander Nikolayev received the title for his actions during the final major offensive of the "
+                 "European theatre of what war?") == {"war"}
+    # a relation the question names outranks the noun at its end; a described time is no noun asked
+    assert "born" in asked("The director of Wild was born in which city?")
+    assert asked("What was the wettest year in the second largest city in the state where Yuma is?") == frozenset()
+    # without a word before it, a verb in the past is no sign of the noun asked ("Which movie directed by ...")
+    assert "director" in asked("Which movie directed by James Gunn portrayed Ego the Living Planet?")
+
+
+def test_the_second_hop_may_repeat_the_nationality_the_question_describes_the_first_with():
+    q = ("Who directed the 2014 American biographical survival drama film which Laura Elizabeth Dern was nominated "
+         "for the Academy Award for Best Supporting Actress in")
+    head = fact('Laura Elizabeth Dern was nominated for the Academy Award for Best Supporting Actress in the 2014 '
+                'American biographical survival drama film "Wild".', (1,))
+    hop = quote("Wild is a 2014 American biographical survival drama film directed by Jean-Marc Vallée.", 5)
+    titles = ["Laura Dern", "The Help", "Diane Ladd", "They Shoot Horses", "Wild (2014 film)"]
+    picked = SEL.next_hop(SEL.Picked((head,), ()), [head], [hop], q, titles=titles)
+    assert picked.sentences == (hop, head)
+    # a name of the question other than a nationality keeps a sentence about the question's own subject out
+    own = quote("Wild is a 2014 film directed by Jean-Marc Vallée, starring Laura Dern.", 5)
+    assert SEL.next_hop(SEL.Picked((head,), ()), [head], [own], q, titles=titles).sentences == (head,)
+
+
+def test_a_pick_stating_the_relation_of_someone_else_does_not_stop_the_second_hop():
+    q = ("Alexander Nikolayev received the title Hero of the Soviet Union for his actions during the final major "
+         "offensive of the European theatre of what war?")
+    other = fact("Georgy Ivanov fought in World War II at the Battle of the Dnieper.", (3,))
+    head = fact("Alexander Nikolayev received the title Hero of the Soviet Union for his actions during the Battle "
+                "of Berlin.", (1,))
+    hop = quote("The Battle of Berlin was the final major offensive of the European theatre of World War II.", 2)
+    titles = ["Alexander Nikolayev", "Battle of Berlin", "Georgy Ivanov"]
+    picked = SEL.next_hop(SEL.Picked((other, head), ()), [other, head], [hop], q, titles=titles)
+    assert picked.sentences == (hop, head)
+    # a pick stating it of the first hop's new name is the answer already
+    said = fact("The Battle of Berlin was part of World War II.", (2,))
+    assert SEL.next_hop(SEL.Picked((head, said), ()), [head, said], [hop], q, titles=titles).sentences == (head, said)
+
+
+def test_a_pick_from_the_document_of_a_title_the_answer_names_is_linked_to_it():
+    q = "Where has Kerwin Swint's work appeared that draws 20.5 million unique visitors a month?"
+    media = fact("Kerwin Swint's work has appeared in a number of media, including CNN, National Journal, Mental Floss, "
+                 "Publishers Weekly and Salon.", (1,))
+    users = fact("mentalfloss.com, which presents facts, puzzles, and trivia with a humorous tone, draws 20.5 million "
+                 "unique users a month.", (2,))
+    titles = ["Kerwin Swint", "Mental Floss", "Salon (website)"]
+    picked = SEL.compose(SEL.Selection("Mental Floss", (0, 1)), [media, users], q, titles=titles)
+    assert picked.sentences == (media, users)
+    # a document whose title the answer does not name stays out
+    other = fact("salon.com draws 20.5 million unique users a month.", (3,))
+    picked = SEL.compose(SEL.Selection("Mental Floss", (0, 1)), [media, other], q, titles=["Kerwin Swint", "x", "Time"])
+    assert picked.sentences == (media,)
+    # nor one saying no more of the question than the sentence naming the answer
+    more = fact("The company is owned by a group and based in New York City.", (2,))
+    assert SEL.compose(SEL.Selection("Mental Floss", (0, 1)), [media, more], q, titles=titles).sentences == (media,)
