@@ -206,10 +206,15 @@ def as_written(d: Draft, f: Facts) -> Draft:
     its opening pronoun or "The <noun>" ("Children's Mercy Park is Sporting Kansas City's third home
     venue; ..." for "The stadium is ...") is shown as the document wrote it, and passes, when that
     passes the checker against the document: a long document is read in windows, and the one holding
-    the sentence may not name its subject. A reader finds the sentence in the document as shown."""
+    the sentence may not name its subject. A reader finds the sentence in the document as shown. Only
+    where the pronoun reads as the document's subject: opening the answer, or after a sentence citing that
+    document alone ("He also directed dark comedies" after a sentence about Christopher Guest [1] points at
+    him, not at Elem Klimov [3]: it stays failed)."""
     changed: dict[int, Statement] = {}
-    for s in d.sentences:
+    for k, s in enumerate(d.sentences):
         if s.verdict == R.SUPPORTED or len(s.citations) != 1 or not 1 <= s.citations[0] <= len(f.documents):
+            continue
+        if k and d.sentences[k - 1].citations != s.citations:
             continue
         doc = f.documents[s.citations[0] - 1]
         name = bare_title(doc.title)

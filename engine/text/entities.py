@@ -149,6 +149,8 @@ _COPULAS = frozenset({"is", "was", "are", "were"})
 _HAS = frozenset({"has", "had", "have"})
 _SMALL = frozenset({"on", "in", "at", "the", "a", "an", "of"})
 #: the predicate words a claim must have (one fewer but small words) and share in a row with a document sentence
+#: a preposition after a copied predicate: what follows is where or of what, not the subject said again
+_PLACED = re.compile(r"[\s,]*(?:in|of|at|on|from|near|for)\b", re.I)
 _PREDICATE_WORDS = 4
 _PREDICATE_KEY = 8
 
@@ -169,6 +171,13 @@ def _head(subject: str) -> str:
     return re.split(r"\s*(?:[,(;]|\s[–—-]\s)", subject, maxsplit=1)[0].strip()
 
 
+def _inside_longer(name: str, text: str) -> bool:
+    """Whether ``name`` is in ``text`` only as the start of a longer word, four letters or more longer: another
+    name ("Jefferson" in "Jeffersontown"), not an inflection of it ("Генрих" in "Генрихом")."""
+    return (bool(re.search(rf"(?<!\w){re.escape(name)}\w{{4,}}", text))
+            and not re.search(rf"(?<!\w){re.escape(name)}\w{{0,3}}(?!\w)", text))
+
+
 def _subject_swapped(doc_subject: str, subject: str, titles: Sequence[str]) -> bool:
     """Whether a document sentence whose subject is ``doc_subject`` says its predicate of another thing than
     ``subject``: of what a possessive names ("His 1930 film"), or of the document's own subject (its title, or
@@ -176,7 +185,8 @@ def _subject_swapped(doc_subject: str, subject: str, titles: Sequence[str]) -> b
     False when the subject as written names the claim's (an alias: "Damon Gough, known as Badly Drawn Boy"),
     or the verb is a later one of the sentence ("It is listed on ... and is a constituent of ...")."""
     said = names(subject)
-    if re.search(r"\b(?:and|or|but|which|who|that)$", doc_subject) or any(found(n, doc_subject) for n in said):
+    if re.search(r"\b(?:and|or|but|which|who|that)$", doc_subject) or any(
+            found(n, doc_subject) and not _inside_longer(n, doc_subject) for n in said):
         return False
     head = _head(doc_subject)
     words = head.split()
@@ -228,8 +238,11 @@ def swapped_subject(premise: str, hypothesis: str, titles: Sequence[str] = ()) -
             continue
         # the whole predicate copied, the document naming the subject right after it: the same said the other way
         # round ("Her husband was Icelandic Nobel Literature laureate Halldór Laxness")
+        # ("Jeffersontown is a home rule-class city in Jefferson County" says it of Jeffersontown: a place, not
+        # the subject again, follows "in")
         after = " ".join(w for _, w in spans[i + len(key):i + len(key) + 4])
-        if len(predicate) == len(key) and any(found(n, after) for n in said):
+        tail = premise[spans[i + len(key) - 1][0] + len(key[-1]):]
+        if len(predicate) == len(key) and any(found(n, after) for n in said) and not _PLACED.match(tail):
             return ""
         # the whole predicate put before another name ("films on Czesław Miłosz and Argentinian tango superstar
         # Carlos Gardel" for "Czesław Miłosz is an Argentinian tango superstar")

@@ -168,3 +168,15 @@ def test_a_whole_sentence_of_its_document_passes_whatever_the_checker_scores():
     assert [s.verdict for s in out] == [R.KEPT, R.DROPPED_NLI, R.KEPT]  # a piece of a sentence is no sentence
     assert [s.grade for s in out] == [1, 3, 1]
     assert not is_own_sentence(doc.text, "Miller County, Missouri, United States")
+
+
+def test_the_place_after_a_copied_predicate_put_as_its_subject_is_swapped():
+    doc = "Jeffersontown is a home rule-class city in Jefferson County, Kentucky, United States."
+    titles = ["Jeffersontown, Kentucky"]
+    # "Jefferson" is in "Jeffersontown" only as the start of another name
+    assert swapped_subject(doc, "Jefferson County, Kentucky, United States is a home rule-class city.",
+                           titles) == "Jeffersontown"
+    assert swapped_subject(doc, "Jeffersontown is a home rule-class city.", titles) == ""
+    # the subject named right after the predicate, no preposition between: the same said the other way round
+    assert swapped_subject("Her husband was Icelandic Nobel Literature laureate Halldór Laxness.",
+                           "Halldór Laxness was Icelandic Nobel Literature laureate.") == ""

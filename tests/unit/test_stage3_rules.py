@@ -267,6 +267,11 @@ def test_a_resolved_sentence_that_fails_is_shown_as_its_document_wrote_it_when_t
     assert d.text() == "The stadium is the club's third home venue [1]. His record was broken [1]. " + other.raw
     # when the document's own sentence fails too, nothing changes
     assert D.as_written(d, replace(f, scores=lambda pairs: np.zeros(len(pairs), dtype=np.float32))) == d
+    # after a sentence citing another document the pronoun would point at that one's subject: it stays failed
+    guest = Statement(R.REFINE, "Christopher Guest is an actor.", (2,), R.SUPPORTED, 0.9, "Christopher Guest is an actor [2].")
+    raws = (guest.raw, resolved.raw)
+    d = D.as_written(D.Draft((D.Block(" ".join(raws), (guest, resolved), raws),), (guest, resolved)), f)
+    assert [s.verdict for s in d.sentences] == [R.SUPPORTED, R.UNSUPPORTED]
 
 
 def test_a_long_passing_sentence_is_shown_as_its_leading_clauses_when_those_pass():
