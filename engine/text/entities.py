@@ -148,9 +148,9 @@ _POSSESSIVES = frozenset({"his", "her", "its", "their"})
 _COPULAS = frozenset({"is", "was", "are", "were"})
 _HAS = frozenset({"has", "had", "have"})
 _SMALL = frozenset({"on", "in", "at", "the", "a", "an", "of"})
-#: the predicate words a claim must have (one fewer but small words) and share in a row with a document sentence
 #: a preposition after a copied predicate: what follows is where or of what, not the subject said again
 _PLACED = re.compile(r"[\s,]*(?:in|of|at|on|from|near|for)\b", re.I)
+#: the predicate words a claim must have (one fewer but small words) and share in a row with a document sentence
 _PREDICATE_WORDS = 4
 _PREDICATE_KEY = 8
 
