@@ -244,6 +244,11 @@ def _all_written(words: Sequence[str], text: str) -> bool:
     return all(re.search(rf"(?<!\w){re.escape(w)}(?!\w)", text) for w in words)
 
 
+def _sole_title(s: Statement, titles: Sequence[str]) -> str:
+    """The title of the one document ``s`` cites ("" when it cites none, several, or one out of range)."""
+    return titles[s.citations[0] - 1] if len(s.citations) == 1 and 1 <= s.citations[0] <= len(titles) else ""
+
+
 def resolve_pronoun(s: Statement, titles: Sequence[str], texts: Sequence[str] = ()) -> Statement:
     """``s`` with an opening singular pronoun ("It has 703 rooms", "His brother ...", "Он родился ...") replaced by
     the title of the one document it cites ("Palms Casino Resort has 703 rooms"; a possessive
@@ -262,9 +267,10 @@ def resolve_pronoun(s: Statement, titles: Sequence[str], texts: Sequence[str] = 
     which reads the text and not the title, would fail the name). The final check then checks the
     sentence as resolved."""
     m = _PRONOUN.match(s.text) or _DEFINITE.match(s.text) or _PLURAL.match(s.text)
-    if not m or len(s.citations) != 1 or not 1 <= s.citations[0] <= len(titles):
+    title = _sole_title(s, titles)
+    if not m or not title:
         return s
-    name = bare_title(titles[s.citations[0] - 1])
+    name = bare_title(title)
     # the checker reads the document's text, not its title: a name the text never uses would fail it; a title
     # with a "?" or "!" ("What Would Jesus Buy?") would end the sentence there when the answer is split again
     if not _a_name(name) or re.search(r"[?!]", name) or (
@@ -707,9 +713,9 @@ def _titled(s: Statement, named: str, titles: Sequence[str], question: str, lang
     not name it ("mentalfloss.com ... draws 20.5 million unique users a month" in "Mental Floss", beside "...
     appeared in ..., Mental Floss, ..." for "Where has Kerwin Swint's work appeared that draws 20.5 million unique
     visitors a month?"); one saying no more of the question is another fact about the answer."""
-    if len(s.citations) != 1 or not 0 < s.citations[0] <= len(titles):
+    title = _sole_title(s, titles)
+    if not title:
         return False
-    title = titles[s.citations[0] - 1]
     more = answer_words(s.text, "", lang) & answer_words(question, "", lang) - answer_words(named, "", lang)
     return len(more) >= 2 and _a_name(bare_title(title)) and _title_in(title, named) and not _title_in(title, question)
 
