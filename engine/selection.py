@@ -549,8 +549,10 @@ def next_hop(picked: Picked, verified: Sequence[Statement], quotes: Sequence[Sta
     # was 3,771.9 people per square mile" in the document "San Diego")
     own_doc = {k + 1 for k, t in enumerate(titles) if (words := set(bare_title(t).split())) and words <= set(new)}
 
-    def of_new(s: Statement) -> int:  # how many of the new names it names, its document's title's among them
-        return sum(found(n, s.text) for n in new) or (len(s.citations) == 1 and s.citations[0] in own_doc)
+    def of_new(s: Statement) -> int:  # how many of the new names it names; a sentence of the new one's own
+        # document names them all ("... for a total of 38 matchdays" in "La Liga" is about La Liga as much as
+        # "Back-to-back La Liga titles ... drew larger crowds to the games")
+        return len(new) if len(s.citations) == 1 and s.citations[0] in own_doc else sum(found(n, s.text) for n in new)
 
     pool = [s for s in _usable([*verified, *quotes], titles, texts) if s.text != head.text and states(s.text, wanted, lang)
             and of_new(s) and not any(found(n, without_new(s.text)) for n in own)]

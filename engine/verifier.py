@@ -28,7 +28,7 @@ from .nli.onnx_scorer import require_finite
 from .records import Document, StageTrace, Statement
 from .text.citations import invalid_citations, parse_citations, strip_citations
 from .text.entities import swapped_subject, unsupported_names
-from .text.splitter import cut_start, spliced, split_statements, without_inference
+from .text.splitter import cut_end, cut_start, spliced, split_statements, without_inference
 from .timeline import Timeline
 
 
@@ -95,7 +95,8 @@ def answer_claims(stage: str, text: str, documents: Sequence[Document], lang: st
 
     Stage 1 (``final=False``) drops fragments (fewer than ``min_words`` words, or opening with a word
     in lower case: a piece of a sentence, "provides additional information about ..."; or two pieces spliced,
-    "... stems. has simple leaves": :func:`~vericite.engine.text.splitter.spliced`), uncited and
+    "... stems. has simple leaves": :func:`~vericite.engine.text.splitter.spliced`; or cut off, "... a combination
+    of": :func:`~vericite.engine.text.splitter.cut_end`), uncited and
     out-of-range sentences with a ``dropped:*`` verdict; the final check (``final=True``) reports
     uncited or out-of-range sentences as ``no_citation`` and keeps them.
 
@@ -109,7 +110,8 @@ def answer_claims(stage: str, text: str, documents: Sequence[Document], lang: st
         clean = strip_citations(sent) if final else without_inference(strip_citations(sent))
         if not clean:
             continue
-        if not final and (len(clean.split()) < min_words or cut_start(clean.lstrip("\"“«'(")) or spliced(clean)):
+        if not final and (len(clean.split()) < min_words or cut_start(clean.lstrip("\"“«'(")) or spliced(clean)
+                          or cut_end(clean)):
             # a piece of a sentence: "[5] provides additional information about X" leaves "provides ... X"; two
             # pieces spliced ("... stems. has simple leaves")
             out.append(Statement(stage, clean, cites, R.DROPPED_FRAGMENT, None, sent))
@@ -133,7 +135,8 @@ def answer_claims(stage: str, text: str, documents: Sequence[Document], lang: st
 def fact_claims(stage: str, text: str, number: int, document: Document, lang: str, *,
                 min_words: int = 0) -> list[Statement | Claim]:
     """Stage 2's facts extracted from document ``number`` (1-based): each checked against that
-    document alone; citation marks the LLM wrote are removed; fragments and repeats are dropped."""
+    document alone; citation marks the LLM wrote are removed; fragments (too short, or cut off: "... a combination of")
+    and repeats are dropped."""
     return joint_fact_claims(stage, text, [(number, document)], lang, min_words=min_words)
 
 
@@ -154,7 +157,7 @@ def joint_fact_claims(stage: str, text: str, cited: Sequence[tuple[int, Document
         if not fact or key in seen:  # a small model's greedy extraction often repeats a line
             continue
         seen.add(key)
-        if len(fact.split()) < min_words:
+        if len(fact.split()) < min_words or cut_end(fact):  # too short, or cut off: "... a combination of"
             out.append(Statement(stage, fact, numbers, R.DROPPED_FRAGMENT, None, fact))
         else:
             out.append(Claim(stage, fact, numbers, fact, "\n".join(texts), texts if len(texts) > 1 else (), titles=titles))

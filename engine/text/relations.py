@@ -47,6 +47,12 @@ RELATIONS: dict[str, str] = {
     "headquartered": "headquartered headquarters based",
     "headquarters": "headquarters headquartered based",
     "prominence": "prominence prominent",
+    "work": "work worked employ employed employer employee staff",
+    "employees": "employee employed employer staff work",
+    "games": "game match matchday fixture",
+    "owner": "owner owned parent subsidiary",
+    "created": "created creator",
+    "creator": "creator created",
 }
 
 

@@ -41,6 +41,10 @@ _ABBREVIATIONS = {
     "ru": ("т.е.", "т. е.", "т.к.", "т. к.", "т.д.", "т. д.", "т.п.", "т. п.", "и др.", "см.", "напр.", "англ."),
 }
 _DOT = "\u2024"  # ONE DOT LEADER: stands in for a protected full stop while pysbd splits
+#: "Warner Bros. Records": a company's "Bros." inside its name; before another word it may end a sentence
+#: ("... released from Warner Bros. "Swept Away" was ...")
+_BROS = re.compile(r"\bBros\.(?=\s+(?:Records|Pictures|Entertainment|Television|Animation|Studios?|Music|Interactive|"
+                   r"Games|Family|Discovery|Home|Cartoons|Nashville)\b)")
 _LIST_ITEM = re.compile(r"(?:(?<=^)|(?<=[.!?:] ))(\d{1,2})[.)]\s+(?=\S)")
 _BULLET = re.compile(r"^[-*•·]\s*")
 _LINE_NUMBER = re.compile(r"^\d{1,2}[.)]\s+(?=\S)")
@@ -130,7 +134,7 @@ def _protect(line: str, lang: str) -> str:
     for abbr in (*_ABBREVIATIONS["*"], *_ABBREVIATIONS.get(lang, ())):
         if abbr in line:
             line = line.replace(abbr, abbr.replace(".", _DOT))
-    return line
+    return _BROS.sub("Bros" + _DOT, line) if lang == "en" else line
 
 
 def _segments(line: str, lang: str) -> list[str]:
@@ -272,6 +276,19 @@ def fragment(sentence: str) -> bool:
 
 
 _FIRST_WORD = re.compile(r"[^\W\d_][\w'\u2019-]*")
+
+
+#: a word a sentence cannot end on: an article, preposition, conjunction or copula ("The Sazerac is most
+#: traditionally a combination of": an extraction of a document cut off mid-sentence)
+_OPEN_END = re.compile(r"\b(?:a|an|the|of|to|in|on|at|by|for|with|from|into|as|and|or|but|that|which|is|are|was|were|"
+                       r"its|their|his|her|и|в|во|на|с|со|по|из|к|о|об|для|от|до|что|или|но|а)\W*$", re.I)
+
+
+def cut_end(text: str) -> bool:
+    """Whether ``text`` (citation marks removed) has no closing stop and ends on a word no sentence ends on
+    (:data:`_OPEN_END`): a piece of a sentence, cut off ("The Sazerac is most traditionally a combination of")."""
+    text = strip_citations(text).strip()
+    return bool(text) and not _CLOSED.search(text) and bool(_OPEN_END.search(text))
 
 
 def cut_start(text: str) -> bool:

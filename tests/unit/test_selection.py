@@ -958,3 +958,40 @@ def test_a_pick_from_the_document_of_a_title_the_answer_names_is_linked_to_it():
     # nor one saying no more of the question than the sentence naming the answer
     more = fact("The company is owned by a group and based in New York City.", (2,))
     assert SEL.compose(SEL.Selection("Mental Floss", (0, 1)), [media, more], q, titles=titles).sentences == (media,)
+
+
+def test_work_games_owners_and_creators_are_relations_a_document_states_in_its_own_words():
+    employers = ("While not in Oklahoma City proper, other large employers within the MSA region include: Tinker Air "
+                 "Force Base (27,000); University of Oklahoma (11,900).")
+    assert states(employers, asked("How many people work in Susan Winchester's alma mater?"))
+    assert not states(employers, asked("How many people live in Susan Winchester's hometown?"))
+    assert states("Each club plays every other club twice, for a total of 38 matchdays.",
+                  asked("How many games in a season of the league in which Barcelona won titles in 1948 and 1949?"))
+    assert states("Warner Music Group is the parent company of Warner Bros. Records.",
+                  asked("Who is the owner of the record label of the songwriter?"))
+    assert states("Vito Corleone is a fictional character created by Mario Puzo.",
+                  asked("Who created the main character of The Godfather?"))
+
+
+def test_the_second_hop_reaches_a_relation_stated_with_another_word():
+    q = "How many people work in Susan Winchester's alma mater?"
+    head = fact("Susan Winchester, born in Chickasha, Oklahoma, earned her bachelor's and master's degrees at the "
+                "University of Oklahoma.", (2,))
+    hop = quote("While not in Oklahoma City proper, other large employers within the MSA region include: Tinker Air "
+                "Force Base (27,000); University of Oklahoma (11,900).", 5)
+    titles = ["Frédéric Chopin", "Susan Winchester", "Winchester Mystery House", "Randy Conrads", "Oklahoma City"]
+    assert SEL.next_hop(SEL.Picked((head,), ()), [head], [hop], q, titles=titles).sentences == (hop, head)
+
+
+def test_a_sentence_of_the_new_names_own_document_is_about_it_as_much_as_one_naming_it():
+    q = "How many games in a season of the league in which Barcelona won titles in 1948 and 1949?"
+    said = fact("During the course of a season each club plays every other club twice, for a total of 38 "
+                "matchdays.", (5,))
+    head = fact("Barcelona won the treble in the 2014–2015 season, winning La Liga, Copa del Rey and UEFA Champions "
+                "League titles.", (2,))
+    crowds = quote("Back-to-back La Liga titles in 1948 and 1949 drew larger crowds to the games.", 1)
+    titles = ["FC Barcelona", "FC Barcelona", "Howie Williams", "Arnold Schwarzenegger", "La Liga"]
+    picked = SEL.Picked((said, head), ())
+    assert SEL.next_hop(picked, [said, head], [crowds], q, titles=titles).sentences == (said, head)
+    # without the pick from "La Liga" the hop is still sought
+    assert SEL.next_hop(SEL.Picked((head,), ()), [head], [crowds], q, titles=titles).sentences == (crowds, head)

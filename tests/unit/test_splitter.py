@@ -195,6 +195,25 @@ def test_two_pieces_spliced_into_one_statement():
     assert [getattr(x, "verdict", "claim") for x in out] == [R.DROPPED_FRAGMENT, "claim"]
 
 
+def test_a_statement_cut_off_mid_sentence_is_a_fragment():
+    from vericite.engine import records as R
+    from vericite.engine.records import Document
+    from vericite.engine.text.splitter import cut_end
+    from vericite.engine.verifier import answer_claims, fact_claims
+    assert cut_end("The Sazerac is most traditionally a combination of")
+    assert cut_end("A Don is a village in south-eastern Laos near the [1]")
+    assert cut_end("Сазерак — это сочетание коньяка и")
+    assert not cut_end("The Sazerac is most traditionally a combination of.")  # closed: the model's, not a cut
+    assert not cut_end("The Sazerac is a cocktail named for a cognac")
+    assert not cut_end("")
+    doc = Document("Sazerac", "The Sazerac is a New Orleans cocktail. The drink is most traditionally a combination of")
+    facts = fact_claims(R.EVIDENCE, "The Sazerac is a New Orleans cocktail.\nThe Sazerac is most traditionally a "
+                        "combination of", 1, doc, "en")
+    assert [getattr(x, "verdict", "claim") for x in facts] == ["claim", R.DROPPED_FRAGMENT]
+    first = answer_claims(R.ANSWER, "The Sazerac is a cocktail [1]. It is a combination of [1]", [doc], "en", final=False)
+    assert [getattr(x, "verdict", "claim") for x in first] == ["claim", R.DROPPED_FRAGMENT]
+
+
 def test_the_models_own_conclusion_is_cut_from_a_generated_statement():
     from vericite.engine import records as R
     from vericite.engine.records import Document
@@ -214,10 +233,14 @@ def test_the_models_own_conclusion_is_cut_from_a_generated_statement():
     assert answer_claims(R.REFINE, said + " [1].", [doc], "en", final=True)[0].text == said + "."
 
 
-def test_a_volume_in_a_title_ends_no_sentence():
+def test_a_volume_in_a_title_and_a_company_of_brothers_end_no_sentence():
     from vericite.engine.text.splitter import split_sentences
     assert split_sentences("Guardians of the Galaxy Vol. 2 is a 2017 American superhero film. It was directed by "
                            "James Gunn.") == ["Guardians of the Galaxy Vol. 2 is a 2017 American superhero film.",
                                               "It was directed by James Gunn."]
     assert split_statements("Guardians of the Galaxy Vol. 2 is a 2017 film [5]. Ego is a character [1].") == [
         "Guardians of the Galaxy Vol. 2 is a 2017 film [5].", "Ego is a character [1]."]
+    assert split_sentences("Warner Bros. Records Parent company Warner Music Group. It was founded in 1958.") == [
+        "Warner Bros. Records Parent company Warner Music Group.", "It was founded in 1958."]
+    assert split_sentences('Cross was soon released from Warner Bros. "Swept Away" was heard on TV.') == [
+        "Cross was soon released from Warner Bros.", '"Swept Away" was heard on TV.']
