@@ -313,7 +313,9 @@ def compose(sel: Selection, verified: Sequence[Statement], question: str, lang: 
     - "unknown" (or no answer): the picks, else the :data:`CLOSEST` verified sentences closest to
       the question, with :data:`ANSWER_UNKNOWN`;
     - yes/no: the picks (no sentence names "yes");
-    - the sentences that name the answer first, then the other picks that share a name with them
+    - the sentences that name the answer first (each read with its document's title: "At its peak, the Ghetto held
+      29,000 people" in "Kovno Ghetto" is about the ghetto George Kadish documented when a verified sentence says
+      so; one about nothing the question names is left out), then the other picks that share a name with them
       (:func:`links`) or come from the document of a title they name (:func:`_titled`; the others are left
       out: facts the model added beside the answer; a question
       of two parts keeps them all, :func:`several_parts`), at most :data:`MAX_PICKS`;
@@ -667,7 +669,13 @@ def _compose(sel: Selection, verified: Sequence[Statement], question: str, lang:
         return Picked(tuple((picks or D.relevant(question, verified, CLOSEST, lang))[:MAX_PICKS]), tuple(notes))
     naming = [s for s in picks if names(sel.answer, s.text, lang)]
     texts = [v.text for v in verified]
-    off = [s for s in naming if not about(s.text, question, texts)]
+
+    def titled(s: Statement) -> str:  # a document's sentence is about its subject though it does not name it ("At
+        # its peak, the Ghetto held 29,000 people" in "Kovno Ghetto", beside "Kadish documented ... the Kovno Ghetto")
+        title = bare_title(_sole_title(s, titles))
+        return f"{s.text} {title}" if title and _a_name(title) else s.text
+
+    off = [s for s in naming if not about(titled(s), question, texts)]
     if off:  # the model's answer words in a sentence about something else (often its answer is a sentence)
         naming = [s for s in naming if s not in off]
         picks = [s for s in picks if s not in off]
@@ -675,7 +683,7 @@ def _compose(sel: Selection, verified: Sequence[Statement], question: str, lang:
                      f"and tie to no verified sentence that does: left out: {[s.text for s in off]}")
     anchor = None
     if not naming:
-        others = [s for s in verified if names(sel.answer, s.text, lang) and about(s.text, question, texts)]
+        others = [s for s in verified if names(sel.answer, s.text, lang) and about(titled(s), question, texts)]
         if others:  # those that link to a pick (the bridge's other half), else the two closest to the question
             tied = [s for s in others if any(links(p.text, s.text, question) for p in picks)]
             naming = D.relevant(question, tied or others, 1 if tied else NAMING, lang)

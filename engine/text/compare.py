@@ -142,6 +142,10 @@ _ONE = frozenset({"single", "sole"})
 _RELEASE_Q = re.compile(r"\b(?:came out|comes out|released|published|premiered|debuted|aired)\b", re.I)
 _WORK_YEAR = re.compile(r"\b(?:is|was)\s+an?\s+(?P<y>\d{4})\b")
 _NUMBER_WORDS = {w: k for k, w in enumerate(WORDS_EN)}
+#: tens said in words: "a seventy seven story residential building" (77; with a unit word after it)
+_TENS = {w: 10.0 * k for k, w in enumerate("_ _ twenty thirty forty fifty sixty seventy eighty ninety".split()) if k > 1}
+#: words a document counts the same thing with: "more floors" of "a 68-story tower"
+_COUNTED_ALIKE = ("floors floor stories storeys story",)
 _TOKEN = re.compile(rf"{_NUMBER}|[^\W\d_]+")
 _MONTHS = {m: k + 1 for k, m in enumerate(("january", "february", "march", "april", "may", "june", "july", "august",
                                              "september", "october", "november", "december"))}
@@ -193,9 +197,13 @@ def choices(question: str) -> list[str]:
     "Gardnerville"), as
     "Is A or B ...?" ("Muskegon County Airport", "John Wayne Airport"), or at its end
     without a comma ("who is younger Keith Bostic or Jerry Glanville ?"), or joined by "and" after the comma of
-    a comparison ("Which genus has more species, Bactris and Epigaea?"); [] for another question."""
+    a comparison ("Which genus has more species, Bactris and Epigaea?"); a comma before "or" changes nothing
+    ("..., 15 Penn Plaza, or 247 Cherry?"; not for three, "..., Chaoyang District, Shantou, or Daqing?"); [] for
+    another question."""
     # "Which of these battles occurred earlier--the Battle of Peleliu or ...": a dash sets them off like a comma
     q = _DASH.sub(", ", question.strip().rstrip("?").rstrip())
+    if re.fullmatch(r"[^,]*,[^,]+,\s+(?:or|или)\s+[^,]+", q):  # "..., 15 Penn Plaza, or 247 Cherry": the comma
+        q = re.sub(r",\s+(or|или)\s+", r" \1 ", q)  # before "or" sets off nothing (three, "A, B, or C", stay apart)
     m = _PLACED_CHOICE.search(q)
     if m and all(_lead_name(m.group(k)) == m.group(k).strip() for k in "ab"):
         return [m.group("a").strip(), m.group("b").strip()]
@@ -565,7 +573,9 @@ def number(question: str, sentence: str) -> float | None:
     "smaller" when it gives one ("34,000 hectares" -> 340.0, "15 sq mi" -> 38.85), else the count of the word after
     "more"/"most"/"fewer" or the one after it ("more species", "more individual species": "consists of
     118 species" -> 118.0, "There are three species" -> 3.0, "a single species" / "the only species" ->
-    1.0; digits or the words zero to twenty, at most three words before it; not "one of the members"); "the
+    1.0; digits, the words zero to twenty, or tens with a unit, "seventy seven", at most three words before it;
+    not "one of the members" nor "190,451 m² of floor space"; "more floors" counted in stories too: "a 68-story
+    tower" -> 68.0); "the
     number of species" likewise; for "more members" without a count the names listed (:func:`listed`); for
     "more diverse roles" the roles said (:func:`roles`); for "population" the population given
     (:func:`population`); None when the question compares nothing by number or
@@ -591,14 +601,20 @@ def number(question: str, sentence: str) -> float | None:
     if not c:
         return None
     want = stems(c.group("w")) | stems(c.group("w2") or "")  # "more individual species"
+    want |= frozenset(w for alike in _COUNTED_ALIKE if want & stems(alike) for w in stems(alike))
     tokens = _TOKEN.findall(sentence)
     for k, t in enumerate(tokens):
         # "a single species", "the only species in the genus": one
         one = t.lower() in _ONE or (t.lower() == "only" and k > 0 and tokens[k - 1].lower() == "the")
-        counted = 1.0 if one else _count(t)
+        counted = 1.0 if one else _TENS.get(t.lower()) or _count(t)
+        unit = _NUMBER_WORDS.get(tokens[k + 1].lower(), 0) if t.lower() in _TENS and k + 1 < len(tokens) else 0
+        if 0 < unit < 10:  # "seventy seven"
+            counted = (counted or 0.0) + unit
         if tokens[k + 1:k + 2] == ["of"]:  # "one of the band members": a part, not a count
             continue
-        if counted is not None and any(stems(w) & want for w in tokens[k + 1:k + 5]):
+        after = tokens[k + 1:k + 5]
+        after = after[:after.index("of")] if "of" in after else after  # "190,451 m² of floor space": no floors
+        if counted is not None and any(stems(w) & want for w in after):
             return counted
     if not want & stems("members"):
         return None

@@ -546,3 +546,16 @@ def test_the_kind_after_the_wh_word_is_what_both_are_not_what_tells_them_apart()
     fazolis = "Fazoli's is an Italian-American fast casual restaurant chain based out of Lexington, Kentucky."
     assert by_words(q, [vocelli, fazolis]) == "Fazoli's"
     assert by_words(q, [vocelli, "Fazoli's is a restaurant chain based in Ohio."]) is None
+
+
+def test_floors_counted_in_stories_said_in_words_and_a_comma_before_or():
+    q = "Which building will have more floors, 15 Penn Plaza, or 247 Cherry?"
+    assert choices(q) == ["15 Penn Plaza", "247 Cherry"]
+    assert choices("Which is the Oil Capital of China, Chaoyang District, Shantou, or Daqing?") == []  # three
+    cherry = "247 Cherry is a seventy seven story residential building under development in Manhattan."
+    penn = "15 Penn Plaza, also known as the Vornado Tower, is a proposed 68-story tower in Midtown Manhattan."
+    assert number(q, cherry) == 77 and number(q, penn) == 68
+    assert number(q, "The tower has forty-two floors.") == 42 and number(q, "It has twenty floors.") == 20
+    assert by_numbers(q, [penn, cherry]) == "247 Cherry"
+    assert number(q, "15 Penn Plaza would have 2,050,000 square feet (190,451 m²) of floor space.") is None
+    assert number("Which genus contains more species, Crowea or Dracula?", cherry) is None  # stories are no species

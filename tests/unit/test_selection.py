@@ -995,3 +995,16 @@ def test_a_sentence_of_the_new_names_own_document_is_about_it_as_much_as_one_nam
     assert SEL.next_hop(picked, [said, head], [crowds], q, titles=titles).sentences == (said, head)
     # without the pick from "La Liga" the hop is still sought
     assert SEL.next_hop(SEL.Picked((head,), ()), [head], [crowds], q, titles=titles).sentences == (crowds, head)
+
+
+def test_a_sentence_naming_the_answer_is_about_the_question_through_its_documents_title():
+    q = "The ghetto that George Kadish documented held how many people at its peak?"
+    kadish = fact("George Kadish documented life in the Kovno Ghetto during the Holocaust.", (1,))
+    peak = fact("At its peak, the Ghetto held 29,000 people.", (2,))
+    titles = ["George Kadish", "Kovno Ghetto", "Częstochowa Ghetto"]
+    picked = SEL.compose(SEL.Selection("29,000 people", (1,)), [kadish, peak], q, titles=titles)
+    assert picked.sentences == (peak,) and picked.caveat is None
+    # a sentence of another ghetto's document is about nothing the question names: the answer is not shown as found
+    other = fact("At its peak, the Ghetto held 48,000 people.", (3,))
+    picked = SEL.compose(SEL.Selection("48,000 people", (1,)), [kadish, other], q, titles=titles)
+    assert picked.caveat is not None and picked.caveat.code == SEL.ANSWER_UNSUPPORTED
