@@ -607,9 +607,9 @@ def number(question: str, sentence: str) -> float | None:
         # "a single species", "the only species in the genus": one
         one = t.lower() in _ONE or (t.lower() == "only" and k > 0 and tokens[k - 1].lower() == "the")
         counted = 1.0 if one else _TENS.get(t.lower()) or _count(t)
-        unit = _NUMBER_WORDS.get(tokens[k + 1].lower(), 0) if t.lower() in _TENS and k + 1 < len(tokens) else 0
-        if 0 < unit < 10:  # "seventy seven"
-            counted = (counted or 0.0) + unit
+        ones = _NUMBER_WORDS.get(tokens[k + 1].lower(), 0) if t.lower() in _TENS and k + 1 < len(tokens) else 0
+        if 0 < ones < 10:  # "seventy seven"
+            counted = (counted or 0.0) + ones
         if tokens[k + 1:k + 2] == ["of"]:  # "one of the band members": a part, not a count
             continue
         after = tokens[k + 1:k + 5]
