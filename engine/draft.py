@@ -335,7 +335,9 @@ def same_said(d: Draft, f: Facts) -> Draft:
     the answer (:func:`~vericite.engine.text.compare.same`: "the Jiangsu province", "Sichuan province"):
     a sentence-pair checker cannot compare two documents' provinces. So does a "No" to "Are both A and B located
     in Michigan?" when the passing sentence about one places it in another state ("in Elko County, Nevada") or,
-    for "from the U.S.?", gives another nationality (:func:`~vericite.engine.text.compare.elsewhere`)."""
+    for "from the U.S.?", gives another nationality (:func:`~vericite.engine.text.compare.elsewhere`), and a "No" to
+    "Are both A and B chefs?" when one's passing sentence says it is one and the other's something else
+    (:func:`~vericite.engine.text.compare.one_lacks`)."""
     word = by_sides(f.question, [s.text for s in d.sentences if s.verdict == R.SUPPORTED])
     failed = [s for s in d.sentences if s.verdict != R.SUPPORTED and word and _bare(s).casefold() == word.casefold()]
     return _passed(d, failed, "same said", "the sentences about each give what the question compares") if failed else d

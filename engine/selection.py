@@ -769,7 +769,10 @@ def conclusion(sel: Selection, question: str, opening: str = "", lang: str = "en
     for "Are A and B in the same province?" the "Yes" or "No" the ``shown`` sentences' provinces (or
     nationalities) give (:func:`~vericite.engine.text.compare.same`), else
     "No" when a sentence about one of the two things places it in another US state than the one asked, or
-    outside the United States (:func:`~vericite.engine.text.compare.elsewhere`), else "Yes" when, for each of
+    outside the United States (:func:`~vericite.engine.text.compare.elsewhere`), or when one about one of the two
+    says it is what the question asks and one about the other says it is something else
+    (:func:`~vericite.engine.text.compare.one_lacks`: "Ara Babajian is an American drummer"; the model's "Yes"
+    beside them is often wrong), else "Yes" when, for each of
     the two things the question asks the same of, a ``shown`` sentence naming it alone says every other word of
     the question (:func:`~vericite.engine.text.compare.both_say`, the rule that passes such a "Yes"), else
     the model's "Yes"/"No" to a yes/no question ("Are both ...?"), else the one stage 1's ``first``

@@ -757,6 +757,37 @@ def both_say(question: str, sentences: Sequence[str]) -> bool:
                    for s in sentences) for name, other in (pair, pair[::-1]))
 
 
+def one_lacks(question: str, sentences: Sequence[str]) -> str:
+    """"No" to a yes/no question asking the same of two things ("Are both George Duran and Ara Babajian chefs?")
+    when a sentence of ``sentences`` about one of them says every other content word of the question
+    (as :func:`both_say` has it: "George Duran is a Venezuelan born American chef") and none about the other does,
+    whose first sentence saying what it is (:func:`defines`, naming it alone, in its subject) leaves out a word of
+    the question in lower case, not a nationality nor a verb's "-ed" form ("Ara Babajian is an American drummer";
+    "located in America" is :func:`elsewhere`'s; "Papa John's Pizza is an American restaurant franchise company"
+    leaves out no kind of "specialized in Pizza"); "" otherwise. A sentence-pair
+    checker cannot say "not both" from two documents."""
+    pair = both(question)
+    if len(pair) != 2 or re.search(r"\bsame\b", question, re.I) or not re.search(r"\bboth\b", question, re.I):
+        return ""
+    rest = topic(question)
+    if not rest:
+        return ""
+
+    def about(name: str, other: str, s: str) -> bool:
+        return alone(name, other, s) and about_thing(name, s) and not _NEGATION.search(s)
+
+    says = [any(about(name, other, s) and rest <= stems(s) for s in sentences) for name, other in (pair, pair[::-1])]
+    if says.count(True) != 1:
+        return ""
+    name, other = pair if not says[0] else pair[::-1]  # the one no sentence says it of
+    first = next((s for s in sentences if about(name, other, s) and defines([name], s)), "")
+    # a word of kind, not a place ("located in America" of "Carnegie Mellon University in Qatar": elsewhere's) nor a
+    # nationality (documents often leave it out)
+    kinds = stems(" ".join(w for w in re.findall(r"\b[a-z][\w'-]*", question) if not w.endswith("ed")))
+    missing = {w for w in rest - stems(first) if w in kinds and w not in DEMONYMS}
+    return "No" if first and missing else ""
+
+
 def about_thing(name: str, sentence: str) -> bool:
     """Whether ``sentence``'s subject names ``name``: the words before its "is"/"was"/"are"/"were", else its first
     five words ("Kelley L. Carter has written pieces for Vibe" is about Kelley L. Carter, not Vibe; "The orchid genus
@@ -886,8 +917,10 @@ def by_year(question: str, sentences: Sequence[str]) -> str:
 def by_sides(question: str, sentences: Sequence[str]) -> str:
     """"Yes" or "No" the sentences about each of two things give a question asking whether they share one
     thing (:func:`same`) or both came before or after a year (:func:`by_year`), else "No" when one of them is
-    placed elsewhere (:func:`elsewhere`); ""."""
-    return same(question, sentences) or by_year(question, sentences) or elsewhere(question, sentences)
+    placed elsewhere (:func:`elsewhere`), or when one of two things asked the same of is said to be it and the other
+    said to be something else (:func:`one_lacks`); ""."""
+    return (same(question, sentences) or by_year(question, sentences) or elsewhere(question, sentences)
+            or one_lacks(question, sentences))
 
 
 def restates_comparison(claim: str, question: str, premise: str) -> bool:

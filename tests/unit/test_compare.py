@@ -7,6 +7,7 @@ from vericite.engine.text.compare import (
     both_say,
     by_sides,
     common,
+    one_lacks,
     elsewhere,
     in_common,
     by_dates,
@@ -559,3 +560,38 @@ def test_floors_counted_in_stories_said_in_words_and_a_comma_before_or():
     assert by_numbers(q, [penn, cherry]) == "247 Cherry"
     assert number(q, "15 Penn Plaza would have 2,050,000 square feet (190,451 m²) of floor space.") is None
     assert number("Which genus contains more species, Crowea or Dracula?", cherry) is None  # stories are no species
+
+
+def test_no_when_one_is_said_to_be_it_and_the_other_something_else():
+    q = "Are both George Duran and Ara Babajian chefs?"
+    duran = "George Duran is a Venezuelan born American chef and entertainer."
+    babajian = "Ara Babajian is an American drummer."
+    assert one_lacks(q, [duran, babajian]) == "No"
+    assert one_lacks("Are Ranger Rick and Tennis both sports magazines?", [
+        "Ranger Rick is a children's nature magazine published by the National Wildlife Federation.",
+        "TENNIS is an American sports magazine owned by the Sinclair Broadcast Group."]) == "No"
+    assert one_lacks(q, [duran]) == ""  # nothing says what the other is
+    assert one_lacks(q, [duran, "Ara Babajian played drums in 2004."]) == ""  # not what he is
+    assert one_lacks(q, [duran, "Ara Babajian is an American drummer and chef."]) == ""  # both are
+    assert one_lacks("Are both Peter Balakian and James Der Derian teachers?", [
+        "Peter Balakian is an Armenian American poet, writer, and academic.",
+        "James Der Derian is the Director of the Centre for International Security Studies."]) == ""  # neither said
+    # a place is elsewhere's to read ("Carnegie Mellon University in Qatar" is a part of it)
+    assert one_lacks("Are both Rutgers University and Carnegie Mellon University located in America?", [
+        "Rutgers University is located in America.",
+        "Carnegie Mellon University in Qatar, is one of the branch campuses of Carnegie Mellon University, located in "
+        "Doha, Qatar."]) == ""
+    # a nationality the other's sentence leaves out is no "No": documents often do not say it
+    assert one_lacks("Are both Wolfgang Becker and Paul Andrew Williams German film directors?", [
+        "Wolfgang Becker is a German film director and writer.",
+        "Paul Andrew Williams is a film writer and director."]) == ""
+    # "specialized in" is no kind a sentence saying what one is leaves out: the model's own "Yes" stands
+    q = "Are both Papa John's Pizza and Papa Gino's specialized in Pizza?"
+    shown = ["Papa John's Pizza is an American restaurant franchise company.",
+             "Papa Gino's specializes in American-style pizza."]
+    assert SEL.conclusion(SEL.Selection("Yes", ()), q, shown=shown) == "Yes"
+    assert one_lacks(q, shown) == ""
+    # the model's "Yes" beside one said to be something else is wrong
+    assert SEL.conclusion(SEL.Selection("Yes", ()), "Are both George Duran and Ara Babajian chefs?",
+                          shown=["George Duran is a Venezuelan born American chef.",
+                                 "Ara Babajian is an American drummer."]) == "No"
