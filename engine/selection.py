@@ -513,8 +513,11 @@ def next_hop(picked: Picked, verified: Sequence[Statement], quotes: Sequence[Sta
     the question or the new one states it) ("Laura Knight married Harold Knight in 1903") leads, the first
     sentence following as its link to the question: the answer first, then the hop before it. Among
     several, those naming more of the new names, from another document than the first sentence's,
-    then the most relevant to the question. Nothing changes for a yes/no question, a comparison or a question
-    about what two things share ("both", "in common"), or when no sentence qualifies.
+    then the most relevant to the question. A later pick that states the relation and names the first hop's new name
+    is the answer already and leads, the other picks following ("Krull is a 1983 ... film directed by Peter Yates and
+    produced by Ron Silverman" before "Stanford Sherman is ... known for ... "Krull""); one stating it of the
+    question's names alone leaves the picks as they are. Nothing changes for a yes/no question, a comparison or a
+    question about what two things share ("both", "in common"), or when no sentence qualifies.
     """
     wanted = asked(question, lang)
     if not picked.sentences or not wanted or yes_no_question(question) or choices(question) or _SHARED.search(question):
@@ -532,9 +535,16 @@ def next_hop(picked: Picked, verified: Sequence[Statement], quotes: Sequence[Sta
     full = [m.group(0) for m in _FULL_NAME.finditer(head.text) if set(m.group(0).split()) & set(new)]
     # a pick stating the relation of someone neither the question nor the first hop names answers nothing
     # ("Georgy Ivanov fought in World War II at the Battle of the Dnieper" beside the Battle of Berlin)
-    if any(states(s.text, wanted, lang) and (any(found(n, s.text) for n in asked_of) or any(f in s.text for f in full))
-           for s in picked.sentences):
-        return picked
+    stating = [s for s in picked.sentences if states(s.text, wanted, lang)
+               and (any(found(n, s.text) for n in asked_of) or any(f in s.text for f in full))]
+    if stating:
+        # one after the first hop that names the first hop's new name too is the answer: it leads ("Krull is a 1983
+        # ... film directed by Peter Yates and produced by Ron Silverman" after "Stanford Sherman ... "Krull"")
+        hop = stating[0]
+        if hop is picked.sentences[0] or hop is head or not any(f in hop.text for f in full):
+            return picked
+        note = f"answer: a later pick states what the question asks of {new}; it leads: {hop.text!r}"
+        return Picked((hop, *[s for s in picked.sentences if s is not hop]), picked.notes + (note,), picked.caveat)
     # a name of the question that is part of the new one's name ("Mach" of "Ernst Mach" for "the physicist
     # who Mach number is named after") does not make a sentence about the question's own subject; nor does
     # a nationality describing it ("the 2014 American ... film": "Wild is a 2014 American ... film directed by")

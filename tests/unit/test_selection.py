@@ -937,9 +937,13 @@ def test_a_pick_stating_the_relation_of_someone_else_does_not_stop_the_second_ho
     titles = ["Alexander Nikolayev", "Battle of Berlin", "Georgy Ivanov"]
     picked = SEL.next_hop(SEL.Picked((other, head), ()), [other, head], [hop], q, titles=titles)
     assert picked.sentences == (hop, head)
-    # a pick stating it of the first hop's new name is the answer already
+    # a pick stating it of the first hop's new name is the answer already: it leads, the first hop follows
     said = fact("The Battle of Berlin was part of World War II.", (2,))
-    assert SEL.next_hop(SEL.Picked((head, said), ()), [head, said], [hop], q, titles=titles).sentences == (head, said)
+    assert SEL.next_hop(SEL.Picked((head, said), ()), [head, said], [hop], q, titles=titles).sentences == (said, head)
+    # first already, or naming only the question's own names, it leaves the picks as they are
+    assert SEL.next_hop(SEL.Picked((said, head), ()), [head, said], [hop], q, titles=titles).sentences == (said, head)
+    own = fact("Alexander Nikolayev fought in World War II.", (1,))
+    assert SEL.next_hop(SEL.Picked((head, own), ()), [head, own], [hop], q, titles=titles).sentences == (head, own)
 
 
 def test_a_pick_from_the_document_of_a_title_the_answer_names_is_linked_to_it():
