@@ -751,10 +751,14 @@ def both_say(question: str, sentences: Sequence[str]) -> bool:
     rest = topic(question)
     if not rest:
         return False
-    # a sentence about it (its subject names it), not one naming it beside another ("Kelley L. Carter has written
-    # pieces for Vibe and Heart & Soul magazines" is not "Vibe is a magazine")
-    return all(any(alone(name, other, s) and about_thing(name, s) and rest <= stems(s) and not _NEGATION.search(s)
-                   for s in sentences) for name, other in (pair, pair[::-1]))
+    return all(any(_of_one(name, other, s) and rest <= stems(s) for s in sentences) for name, other in (pair, pair[::-1]))
+
+
+def _of_one(name: str, other: str, sentence: str) -> bool:
+    """Whether ``sentence`` is about ``name`` and not ``other``, and negates nothing: its subject names it, not a
+    sentence naming it beside another ("Kelley L. Carter has written pieces for Vibe and Heart & Soul magazines" is
+    not "Vibe is a magazine")."""
+    return alone(name, other, sentence) and about_thing(name, sentence) and not _NEGATION.search(sentence)
 
 
 def one_lacks(question: str, sentences: Sequence[str]) -> str:
@@ -772,15 +776,11 @@ def one_lacks(question: str, sentences: Sequence[str]) -> str:
     rest = topic(question)
     if not rest:
         return ""
-
-    def about(name: str, other: str, s: str) -> bool:
-        return alone(name, other, s) and about_thing(name, s) and not _NEGATION.search(s)
-
-    says = [any(about(name, other, s) and rest <= stems(s) for s in sentences) for name, other in (pair, pair[::-1])]
+    says = [any(_of_one(name, other, s) and rest <= stems(s) for s in sentences) for name, other in (pair, pair[::-1])]
     if says.count(True) != 1:
         return ""
     name, other = pair if not says[0] else pair[::-1]  # the one no sentence says it of
-    first = next((s for s in sentences if about(name, other, s) and defines([name], s)), "")
+    first = next((s for s in sentences if _of_one(name, other, s) and defines([name], s)), "")
     # a word of kind, not a place ("located in America" of "Carnegie Mellon University in Qatar": elsewhere's) nor a
     # nationality (documents often leave it out)
     kinds = stems(" ".join(w for w in re.findall(r"\b[a-z][\w'-]*", question) if not w.endswith("ed")))
