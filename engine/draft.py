@@ -7,6 +7,7 @@ warnings added:
 1. :func:`final_check`   every sentence checked against the documents it cites;
    :func:`as_written`    a sentence failing after its pronoun became its document's title, as the document wrote it;
 2. :func:`add_nothing`   a sentence saying what no verified sentence says fails;
+   :func:`asked_in_full` an opening buried answer whose claim leaves out a word of the question fails;
    :func:`compared_by_measure` a comparison's short answer the dates or numbers of the answer's sentences give passes;
    :func:`both_said`     a "Yes" to "Are A and B both X?" passes when a sentence about each says X;
    :func:`same_said` / :func:`common_said`  "the same province?" / "both what kind of film?" answered by the sentences about each;
@@ -122,14 +123,17 @@ class Draft:
     picked: bool = False  # the answer step picked these sentences (engine/selection.py): nothing is put back
     quoted: tuple[str, ...] = ()  # document sentences the answer step quotes verbatim: they add nothing
     answer: str = ""  # the answer step's short answer as the model wrote it ("" when none)
+    buried: str = ""  # the short answer the draft opens with because its sentences bury it ("" when none)
 
     @classmethod
     def of(cls, text: str, notes: Sequence[str] = (), warnings: Sequence[Caveat] = (), *, picked: bool = False,
-           quoted: Sequence[str] = (), answer: str = "") -> Draft:
+           quoted: Sequence[str] = (), answer: str = "", buried: str = "") -> Draft:
         """A draft of unchecked ``text`` (the refinement's reply, the picked sentences, quotes, or "");
         ``quoted``: the sentences of it that are document sentences verbatim; ``answer``: the answer
-        step's short answer."""
-        return cls((Block(text),) if text else (), (), tuple(notes), tuple(warnings), picked, tuple(quoted), answer)
+        step's short answer; ``buried``: the short answer it opens with, which its sentences name but bury
+        (:func:`~vericite.engine.selection.buried`)."""
+        return cls((Block(text),) if text else (), (), tuple(notes), tuple(warnings), picked, tuple(quoted), answer,
+                   buried)
 
     @property
     def sentences(self) -> list[Statement]:
@@ -246,6 +250,22 @@ def add_nothing(d: Draft, f: Facts) -> Draft:
             d = d.note(f"add nothing: {s.raw!r} fails ({why} beyond the verified sentences)")
             changed[id(s)] = replace(s, verdict=R.UNSUPPORTED)
     return d.revise(changed) if changed else d
+
+
+def asked_in_full(d: Draft, f: Facts) -> Draft:
+    """The buried answer the draft opens with (:attr:`Draft.buried`), checked as the claim the question makes of it,
+    fails when that claim leaves out the answer or a content word of the question: it then answers another
+    question, a hop on the way ("Ahmad Jamal was the performer of Count 'Em 88" for "Where was the performer of Count
+    'Em 88 born?"), though its documents carry it."""
+    first = next(iter(d.sentences), None)
+    if not (d.buried and first and first.rewritten and first.verdict == R.SUPPORTED):
+        return d
+    left = stems(f.question, f.lang) - stems(first.text, f.lang) - FUNCTION_WORDS
+    if found(d.buried, first.text) and not left:
+        return d
+    why = f"leaves out {sorted(left)} of the question" if left else f"leaves out {d.buried!r}"
+    return d.note(f"asked in full: the opening {first.raw!r} fails ({why})").revise(
+        {id(first): replace(first, verdict=R.UNSUPPORTED)})
 
 
 def compared_by_measure(d: Draft, f: Facts) -> Draft:
@@ -410,14 +430,18 @@ def strict(d: Draft, f: Facts) -> Draft:
 def one_answer(d: Draft, f: Facts) -> Draft:
     """The opening short answer says it once: a later sentence the same as its checked claim is left out ("The
     Bears and I was released on July 31, 1974 ..." twice; "Brett Allen Scallions is a member of ..." after "Brett
-    Scallions is a member of ...": a name written in full), and after a passing "Yes" or "No" a later sentence's
+    Scallions is a member of ...": a name written in full; after a buried answer's claim, one with no word the claim
+    lacks), and after a passing "Yes" or "No" a later sentence's
     own opening "Yes, " or "No, " goes ("No [1, 5]. Yes, Skin Yard was an American grunge band ..." -> "...
     Skin Yard was ..."): the opening answers; the sentence says the rest (less than was checked, nothing new).
     For "Are A and B both ...?" a sentence about one of them loses its "Yes, " / "No, " whatever opens: it
     cannot answer for both ("Yes, Über Goober is a documentary about gaming" beside a film about jobs)."""
     passing = [s for s in d.sentences if s.verdict == R.SUPPORTED]
     if passing and passing[0].rewritten:  # the short answer checked as a claim that a later sentence says again
-        again = [s for s in passing[1:] if _says_again(_bare(passing[0]), _bare(s))]
+        # a buried answer's claim said again in another order ("The main character of The Godfather was created by
+        # Mario Puzo" after "Mario Puzo created the main character of The Godfather"): no word the claim lacks
+        again = [s for s in passing[1:] if _says_again(_bare(passing[0]), _bare(s))
+                 or d.buried and not answer_words(s.text, passing[0].text, f.lang)]
         if again:
             d = d.note(f"one answer: {len(again)} later sentence(s) repeating the opening {_bare(passing[0])!r} left out")
             d = replace(d, blocks=tuple(b.keep([s for s in b.sentences if s not in again]) for b in d.blocks))
@@ -631,7 +655,7 @@ def windows(text: str, lang: str = "en", size: int = 3) -> list[tuple[int, int]]
 
 
 #: stage 3's rules, in the order they run
-RULES: tuple[Rule, ...] = (final_check, as_written, add_nothing, compared_by_measure, both_said, same_said,
+RULES: tuple[Rule, ...] = (final_check, as_written, add_nothing, asked_in_full, compared_by_measure, both_said, same_said,
                            common_said, strict, one_answer, trimmed, put_back_statements, put_back_facts, lenient_marks,
                            marks_before_stop, quotes)
 

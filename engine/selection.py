@@ -38,7 +38,7 @@ from .text.compare import (
     topic,
     two_things,
 )
-from .text.content import answer_words, stems, yes_no_question
+from .text.content import FUNCTION_WORDS, answer_words, stems, yes_no_question
 from .text.entities import DEMONYMS, NAME_RUN, SUBJECT_NOUN, SUBJECT_PRONOUNS, bare_title, found
 from .text.entities import names as names_in
 from .text.relations import asked, asked_phrase, states
@@ -184,6 +184,10 @@ _OPENING = re.compile(r"[^.!?]+")  # a document's opening sentence (up to its fi
 _DANGLING = re.compile(rf"^(?:{_SINGULAR}|They|Their|This|These|Those|Они|Его|Её|Ее|Их|Это|Эти)\b(?=[\s,])")
 
 
+#: a sentence continuing the one before it: "And it ...", "But they ..." (the pronoun after it as if it opened)
+_JOINED = re.compile(r"^(?:And|But|So|Yet|Thus|Still|Also)\s+(\w)")
+
+
 def _usable(sentences: Sequence[Statement], titles: Sequence[str], texts: Sequence[str] = ()) -> list[Statement]:
     """``sentences`` with an opening pronoun resolved to the cited document's title
     (:func:`resolve_pronoun`), without those whose pronoun stays (:func:`dangling`: it points at nobody)."""
@@ -192,9 +196,9 @@ def _usable(sentences: Sequence[Statement], titles: Sequence[str], texts: Sequen
 
 def dangling(text: str) -> bool:
     """Whether ``text`` opens with a pronoun or demonstrative ("They are valued as ornamental
-    trees", "His record was broken", "They, along with ...", "Это ..."): alone, or first in an answer, it points at
-    nothing the reader has been told."""
-    return bool(_DANGLING.match(text))
+    trees", "His record was broken", "They, along with ...", "Это ..."), also after a joining word ("And it is a
+    testimonial of ..."): alone, or first in an answer, it points at nothing the reader has been told."""
+    return bool(_DANGLING.match(_JOINED.sub(lambda m: m.group(1).upper(), text, count=1)))
 
 
 def antecedents_first(sentences: Sequence[Statement]) -> list[Statement]:
@@ -795,7 +799,8 @@ def conclusion(sel: Selection, question: str, opening: str = "", lang: str = "en
     (:func:`~vericite.engine.text.compare.by_words`); for another comparison ("Who was born
     first, A or B?") the one of A and B that stage 1's ``opening`` names alone (it read both
     documents at once: "Erika Jayne was born first"), else the one the model's answer names alone
-    (often a copied sentence about one of them); "" for any other question or when neither says one. The caller
+    (often a copied sentence about one of them); for another question, the model's short answer when the ``shown``
+    sentences name it but bury it (:func:`buried`); "" otherwise. The caller
     cites it with the documents of the sentences shown, and the final check rewrites it as a claim
     with the question ("Erika Jayne was born first") and checks it against those documents joined,
     like any short final sentence."""
@@ -818,7 +823,57 @@ def conclusion(sel: Selection, question: str, opening: str = "", lang: str = "en
         named = [c for c in pair if names(c, text, lang)]
         if len(named) == 1:
             return named[0]
-    return ""
+    return "" if pair else buried(sel.answer, question, shown, lang)
+
+
+#: a first sentence longer than this many words that names the answer past its opening buries it
+BURIED_WORDS = 20
+#: the model's short answer is its reply up to the first comma or bracket, when it is at most this many words
+SHORT_WORDS = 6
+_MEASURE_QUESTION = re.compile(r"\bhow\s+(?:many|much|long|old|far|tall|big|large|high)\b", re.I)
+#: lower-case words a name may hold ("Jay DeMarcus of Rascal Flatts", "Ludwig van Beethoven")
+_NAME_PARTICLES = frozenset("of the and de del der da di von van la le du y st".split())
+_WHEN_QUESTION = re.compile(r"^\W*when\b|\b(?:what|which)\s+(?:year|date|month|decade|century)\b", re.I)
+
+
+def buried(answer: str, question: str, shown: Sequence[str], lang: str = "en") -> str:
+    """The model's short ``answer`` to a wh-question ("Ron Silverman" of "Ron Silverman, \"Krull\", 1950, unknown":
+    its reply up to the first comma or bracket, at most :data:`SHORT_WORDS` words; for "When ...?" the first such
+    part with a digit, "15th century" of "Barcelona, Catalonia, Spain, 15th century, yes") for the answer to open with, when
+    the ``shown`` sentences name it but do not say it plainly first: the first names it only past its opening
+    words and runs longer than :data:`BURIED_WORDS` words ("Shape is a monthly ... magazine started by Weider
+    Publications in 1981, founded by Christine MacIntyre (...) and became ..."), or a later one names it (the first
+    is a hop on the way). A reader takes an answer buried in a copied sentence for a fact beside the question. The
+    caller cites it with the shown sentences' documents; the final check rewrites it as a claim with the question
+    ("... a fitness magazine founded by Christine MacIntyre") and checks it against them joined (the entity guard
+    fails it when they never name what the question names), so it opens the answer only as a checked claim.
+
+    "" for a question not in English (not measured there) or asking two things (:func:`several_parts`), one asking
+    how many or how much (a number the model read off a sentence is often another count), an answer with a lower-case
+    word outside a name ("Domhnall Gleeson starred in About Time": a sentence, not a name),
+    a "when" answer with no digit, another answer with no capital letter or digit (not a name), one the question names,
+    or one no shown sentence names, and when the shown sentences together leave out a content word of the question."""
+    parts = [p.strip(" .;:)]") for p in re.split(r"(?<!\d),|,(?!\s*\d{4}\b)|\s[(\[]", answer)]  # "February 12, 1975" whole
+    when = bool(_WHEN_QUESTION.search(question))
+    # "Barcelona, 15th century" -> "15th century"; "born in February 12, 1975" -> "February 12, 1975"
+    short = next((re.sub(r"^(?:[a-z]+\s+)+", "", p) for p in parts if re.search(r"\d", p)), "") if when else parts[0]
+    words = short.split()
+    if (lang != "en" or not words or len(words) > SHORT_WORDS or yes_no_word(short) or Selection(short, ()).unknown
+            or not when and any(w[0].islower() and w not in _NAME_PARTICLES for w in words)  # "... starred in ..."
+            or _MEASURE_QUESTION.search(question) or several_parts(question) or names(short, question, lang)
+            or not re.search(r"\d" if when else r"[A-Z\d]", short)):
+        return ""
+    naming = [k for k, s in enumerate(shown) if names(short, s, lang)]
+    # the sentences shown must say all the question says (the chain is there, only its end is buried): a name the
+    # model read off sentences saying less is often a hop on the way or another relation's ("Robert Ludlum" for
+    # the actor playing Bourne, off "... the Jason Bourne series created by Robert Ludlum")
+    if not naming or stems(question, lang) - FUNCTION_WORDS - stems(" ".join(shown), lang):
+        return ""
+    if naming[0] > 0:
+        return short
+    first = _WORD.findall(shown[0])
+    opens = (_units(" ".join(first[:3]), lang) & _units(short, lang)) - _ARTICLES  # "David Andrew Platt is ..."
+    return short if len(first) > BURIED_WORDS and not opens else ""
 
 
 def several_parts(question: str) -> bool:

@@ -20,6 +20,7 @@ from ..selection import (
     Picked,
     Selection,
     both_sides,
+    buried,
     compose,
     conclusion,
     lead,
@@ -142,10 +143,12 @@ def _pick(pipe: VeriCite, q: Question, st: Stage, verified: list[Statement], sai
     notes = picked.notes
     short = conclusion(sel, q.text, opening, q.lang, [s.text for s in picked.sentences],
                        said[0] if said else "") if picked.sentences else ""
-    if short:  # "Yes" / the one compared: a fragment the final check makes a claim of and checks
+    if short:  # "Yes" / the one compared / a buried name: a fragment the final check makes a claim of and checks
         sentences.insert(0, _short_answer(short, picked.sentences, q.text))
         notes += (f"answer: opens with the short answer {short!r}, cited with the sentences shown",)
-    draft = Draft.of(merge_adjacent(" ".join(sentences)), notes, picked=True, quoted=quoted, answer=sel.answer)
+    hidden = buried(sel.answer, q.text, [s.text for s in picked.sentences], q.lang) if short else ""
+    draft = Draft.of(merge_adjacent(" ".join(sentences)), notes, picked=True, quoted=quoted, answer=sel.answer,
+                     buried=short if short == hidden else "")
     return draft.warn(picked.caveat.code, picked.caveat.text) if picked.caveat else draft
 
 

@@ -430,6 +430,8 @@ def test_stage_1s_ordinal_finds_the_documents_number_word_and_a_they_comma_never
                          opening=opening, quotes=[they, third])
     assert picked.sentences == (third, died)
     assert SEL.dangling(they.text) and SEL.dangling("It, too, was built in 1900.") and not SEL.dangling("Theyre here.")
+    assert SEL.dangling("And it is a testimonial of unique quality of church architecture in Berlin.")
+    assert not SEL.dangling("And Then There Were None is a novel.") and not SEL.dangling("Andit is here.")
     # without the number word's sentence, the dangling one still never leads
     picked = SEL.compose(SEL.Selection("Vacaville, California", (0,)), [band, died], q, titles=titles,
                          opening=opening, quotes=[they])
@@ -1012,3 +1014,62 @@ def test_a_sentence_naming_the_answer_is_about_the_question_through_its_document
     other = fact("At its peak, the Ghetto held 48,000 people.", (3,))
     picked = SEL.compose(SEL.Selection("48,000 people", (1,)), [kadish, other], q, titles=titles)
     assert picked.caveat is not None and picked.caveat.code == SEL.ANSWER_UNSUPPORTED
+
+
+KRULL = ("Krull is a 1983 British-American science fantasy swashbuckler film directed by Peter Yates and produced by "
+         "Ron Silverman with a screenplay by Stanford Sherman.")
+SHERMAN = "Stanford Sherman is an American film and television writer."
+
+
+def test_a_buried_answer_is_the_short_answer_to_open_with():
+    q = "A 1983 film with a screenplay by Stanford Sherman, directed by Peter Yates, was produced by who?"
+    reply = 'Ron Silverman, "Krull", 1950, unknown'  # the model's answer up to its first comma
+    assert SEL.buried(reply, q, [KRULL, SHERMAN]) == "Ron Silverman"  # long, names it past its opening
+    assert SEL.buried(reply, q, [SHERMAN, KRULL]) == "Ron Silverman"  # a later sentence names it
+    assert SEL.buried("Ron Silverman", q, ["Krull was produced by Ron Silverman."]) == ""  # short: said plainly
+    opens = "Ron Silverman produced Krull, a 1983 British-American science fantasy swashbuckler film directed by " \
+            "Peter Yates with a screenplay by Stanford Sherman."
+    assert SEL.buried("Ron Silverman", q, [opens]) == ""  # opens with it
+    assert SEL.buried("Brad Stella", q, [KRULL]) == ""  # no sentence names it
+    assert SEL.buried(reply, q.replace("produced", "scored"), [KRULL, SHERMAN]) == ""  # nothing says "scored"
+    assert SEL.buried("Peter Yates", q, [KRULL]) == ""  # the question names it
+    assert SEL.buried("a producer", q, [KRULL]) == ""  # not a name
+    assert SEL.buried("Ron Silverman produced the film for Dino De Laurentiis", q, [KRULL]) == ""  # not short
+    assert SEL.buried("Ron Silverman", "How many films did the producer of Krull make?", [KRULL]) == ""
+    assert SEL.buried("Ron Silverman", "When was the producer of Krull born?", [KRULL]) == ""  # no digit
+    assert SEL.buried("1983", "When was the film with a screenplay by Stanford Sherman directed by Peter Yates?",
+                      [KRULL]) == "1983"
+    assert SEL.buried("Ron Silverman", q, [KRULL], "ru") == ""
+    assert SEL.buried("Ron Silverman produced Krull", q, [KRULL]) == ""  # a sentence, not a name
+    assert SEL.buried("Jay DeMarcus of Rascal Flatts", q, [KRULL.replace("Ron Silverman", "Jay DeMarcus of Rascal "
+                                                                         "Flatts")]) == "Jay DeMarcus of Rascal Flatts"
+    assert SEL.buried("July 10, 1983, London", "When was Krull released?",
+                      [SHERMAN, "Krull was released on July 10, 1983."]) == "July 10, 1983"
+    assert SEL.buried("released on July 10, 1983", "When was Krull released?",
+                      [SHERMAN, "Krull was released on July 10, 1983."]) == "July 10, 1983"
+    assert SEL.buried("London, 1983 in spring", "When was Krull released?",
+                      [SHERMAN, "Krull was released in London in 1983 in spring."]) == "1983 in spring"
+    assert SEL.conclusion(SEL.Selection(reply, ()), q, shown=[KRULL, SHERMAN]) == "Ron Silverman"
+
+
+def test_a_buried_answer_opens_the_answer_as_a_checked_claim():
+    # the picked sentence names the founder inside a long copied sentence about the magazine: the answer opens
+    # with the short answer, checked as the claim the question makes of it against the documents joined;
+    # a claim they do not carry fails and the answer is the picks as before
+    q = "Elizabeth Austin wrote for a fitness magazine founded by who?"
+    shape = ("Shape is a monthly English language fitness magazine started by Weider Publications in 1981, founded "
+             "by Christine MacIntyre (a pioneer in women's free weight fitness) and became the number one women's "
+             "fitness magazine.")
+    texts = [("Elizabeth Austin", "Elizabeth Austin is a writer who wrote for Shape."), ("Shape (magazine)", shape)]
+    replies = {"answer": "Shape was founded by Christine MacIntyre [2].",
+               "select": "Sentences: {Shape}, {Elizabeth}\nAnswer: Christine MacIntyre, editor, Shape",
+               "claim": "Elizabeth Austin wrote for a fitness magazine founded by Christine MacIntyre."}
+    res = answer_about_two(q, texts, replies)
+    assert res.answer.startswith("Elizabeth Austin wrote for a fitness magazine founded by Christine MacIntyre [1, 2]. ")
+    assert any("opens with the short answer 'Christine MacIntyre'" in n for n in res.stages[-1].notes)
+    res = answer_about_two(q, texts, {**replies, "claim": "Elizabeth Austin founded a fitness magazine in 1990."})
+    assert res.answer.startswith("Shape is a monthly") and "1990" not in res.answer
+    # a claim its documents carry that leaves out what the question asks of it answers another question: it fails
+    res = answer_about_two(q, texts, {**replies, "claim": "Christine MacIntyre founded a fitness magazine."})
+    assert res.answer.startswith("Shape is a monthly")
+    assert any("asked in full: " in n and "'austin'" in n for n in res.stages[-1].notes)

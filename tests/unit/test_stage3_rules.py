@@ -117,7 +117,7 @@ def test_a_rule_plugs_into_the_chain():
     f = fake_facts(backbone=False, backbone_facts=0)
     d = D.apply(D.Draft.of("Rush is a band [1]."), f, (*D.RULES, shout))
     assert d.text() == "RUSH IS A BAND [1]." and d.notes[-1] == "shouted"
-    assert D.RULES[0] is D.final_check and D.RULES[7] is D.strict
+    assert D.RULES[0] is D.final_check and D.RULES[8] is D.strict
 
 
 def test_empty_reasons_are_fields():
@@ -416,3 +416,30 @@ def test_a_failed_short_answer_the_dates_make_right_passes_shown_as_its_claim():
     again = opening("The Boatniks was released first, The Boatniks.")  # or repeated it
     d = D.Draft((D.Block("x", (again, charley, boat), ("a", "b", "c")),), (again, charley, boat))
     assert D.compared_by_measure(d, f).sentences[0].raw == "The Boatniks [1, 4]."
+
+
+def test_a_buried_answers_claim_said_again_in_another_order_is_left_out():
+    f = replace(fake_facts(), question="Who created the main character of The Godfather?")
+    opening = replace(sentence("Mario Puzo created the main character of The Godfather.", (1,)), rewritten=True)
+    again = sentence("The main character of The Godfather was created by Mario Puzo.", (1,))
+    more = sentence("The main character of The Godfather was created by Mario Puzo in 1969.", (1,))
+    d = D.Draft((D.Block("x", (opening, again, more), ("a", "b", "c")),), (opening, again, more), buried="Mario Puzo")
+    assert [s.text for s in D.one_answer(d, f).sentences] == [opening.text, more.text]
+    # only after a buried answer: a comparison's or yes/no opening keeps it
+    assert D.one_answer(replace(d, buried=""), f).sentences == [opening, again, more]
+
+
+def test_a_buried_answers_claim_leaving_out_the_question_fails():
+    f = replace(fake_facts(), question="Where was the performer of Count 'Em 88 born?")
+    hop = replace(sentence("Ahmad Jamal was the performer of Count 'Em 88.", (1, 2)), rewritten=True)
+    later = sentence("Count 'Em 88 is an album by Ahmad Jamal.", (1,))
+    d = D.Draft((D.Block("x", (hop, later), ("a", "b")),), (hop, later), buried="Ahmad Jamal")
+    out = D.asked_in_full(d, f)
+    assert [s.verdict for s in out.sentences] == [R.UNSUPPORTED, R.SUPPORTED]
+    assert any("asked in full: " in n and "'born'" in n for n in out.notes)
+    # the claim saying the answer and all the question says stands; without a buried answer the rule is off
+    right = replace(sentence("The performer of Count 'Em 88 was born in Pittsburgh.", (1, 2)), rewritten=True)
+    d = D.Draft((D.Block("x", (right, later), ("a", "b")),), (right, later), buried="Pittsburgh")
+    assert D.asked_in_full(d, f) == d
+    assert D.asked_in_full(replace(d, buried="Ahmad Jamal"), f).sentences[0].verdict == R.UNSUPPORTED
+    assert D.asked_in_full(D.Draft((D.Block("x", (hop, later), ("a", "b")),), (hop, later)), f).sentences[0] == hop
