@@ -492,7 +492,8 @@ def _kind_asked(question: str) -> frozenset[str]:
 
 #: words that name one event ("Which battle occurred earlier": "was fought ... in 1944"; "Which case was
 #: decided first": "a landmark ruling"); a sentence naming any of a group dates the event any other names
-_SAME_EVENT = tuple(stems(g) for g in ("occurred fought happened took began started", "founded formed established",
+_SAME_EVENT = tuple(stems(g) for g in ("occurred fought happened took began started lasted lasting",
+                                      "founded formed established",
                                       "released published premiered aired debuted", "decided ruled ruling"))
 
 
@@ -860,12 +861,15 @@ def elsewhere(question: str, sentences: Sequence[str]) -> str:
     another state and not the one asked ("in Elko County, Nevada"), or, for the United States, a nationality
     not American or another country, and no American place ("a Bulgarian band", "a band from Bulgaria"); "Yes"
     when the first such sentence about each places it there ("an American rock band", "in Pittsburgh,
-    Pennsylvania" for the United States); "" otherwise. A sentence-pair checker cannot say "both" or "not both"
-    from one document."""
-    found = _placed_pair(question.strip().rstrip("?").rstrip())
-    if not found or (found[2] not in _US_STATES and found[2] not in _THE_US):
+    Pennsylvania" for the United States); "" otherwise. A question asking whether both are American things
+    ("Are both Skye Sweetnam and Spin Doctors considered American musicians?", :func:`_american_pair`) gets only
+    the "No" ("a Canadian singer-songwriter"; "in Austria"): being American does not make a band musicians. A
+    sentence-pair checker cannot say "both" or "not both" from one document."""
+    found = _placed_pair(question.strip().rstrip("?").rstrip()) or _american_pair(question)
+    if not found or (found[2] not in _US_STATES and found[2] not in _THE_US and found[2] != _AMERICAN):
         return ""
     a, b, place = found
+    only_no = found[2] == _AMERICAN  # "both American musicians?": an American band need not be musicians
 
     def placed(sentence: str) -> bool | None:  # True: there; False: elsewhere; None: says neither
         # a state as a place is written: "in Elko County, Nevada", "from Michigan" (not "a Texas businessman")
@@ -888,7 +892,25 @@ def elsewhere(question: str, sentences: Sequence[str]) -> str:
         verdicts.append(next((v for s in about if (v := placed(s)) is not None), None))
     if False in verdicts:
         return "No"
-    return "Yes" if verdicts == [True, True] else ""  # both placed there ("an American rock band", "in Pittsburgh, Pennsylvania")
+    # both placed there ("an American rock band", "in Pittsburgh, Pennsylvania")
+    return "Yes" if verdicts == [True, True] and not only_no else ""
+
+
+#: the place :func:`_american_pair` stands for: the United States, asked of as a nationality
+_AMERICAN = "American"
+
+
+def _american_pair(question: str) -> tuple[str, str, str] | None:
+    """The two things of "Are both Skye Sweetnam and Spin Doctors considered American musicians?" (a yes/no
+    question asking the same of two things, :func:`both`, whose words besides the two say "American") and
+    :data:`_AMERICAN`; None for another question or an "American" inside a name ("American Hardcore")."""
+    pair = both(question)
+    if len(pair) != 2 or not re.search(r"\bboth\b", question, re.I) or re.search(r"\bsame\b", question, re.I):
+        return None
+    rest = question
+    for name in pair:
+        rest = rest.replace(name, " ")
+    return (pair[0], pair[1], _AMERICAN) if re.search(r"\bAmerican\b", rest) else None
 
 
 #: "Were A and B both formed before 2010?": the event and the year both are asked against

@@ -595,3 +595,27 @@ def test_no_when_one_is_said_to_be_it_and_the_other_something_else():
     assert SEL.conclusion(SEL.Selection("Yes", ()), "Are both George Duran and Ara Babajian chefs?",
                           shown=["George Duran is a Venezuelan born American chef.",
                                  "Ara Babajian is an American drummer."]) == "No"
+
+
+def test_no_when_one_of_two_asked_to_be_american_things_is_placed_elsewhere():
+    q = "Are both Skye Sweetnam and Spin Doctors considered American musicians?"
+    spin = "Spin Doctors is a rock band from USA, formed in New York City."
+    assert by_sides(q, ["Skye Alexandra Sweetnam (born May 5, 1988) is a Canadian singer-songwriter.", spin]) == "No"
+    assert by_sides(q, ["Skye Sweetnam is a Canadian-American singer.", spin]) == ""  # neither said
+    # both American is no "Yes": an American band need not be musicians
+    assert by_sides(q, ["Skye Sweetnam is an American songwriter.", spin]) == ""
+    q = "Are the University of West Florida and FH Joanneum both American Universities ?"
+    assert by_sides(q, ["The University of West Florida is a research university.",
+                        "FH Joanneum is one of the largest Universities of Applied Sciences in Austria."]) == "No"
+    # "American" inside a name asks no nationality
+    assert elsewhere("Are both American Hardcore and Sicko documentaries?",
+                     ["American Hardcore is a 2006 documentary film.", "Sicko is a documentary from Canada."]) == ""
+
+
+def test_an_event_that_lasted_is_dated_by_its_span():
+    q = "Did the Battle of Pusan Perimeter or the Battle of Peleliu happen first?"
+    pusan = ("The Battle of Pusan Perimeter was a large-scale battle between United Nations and North Korean forces "
+             "lasting from August 4 to September 18, 1950.")
+    peleliu = "The Battle of Peleliu was fought between the U.S. and the Empire of Japan from September to November 1944."
+    assert by_dates(q, [pusan, peleliu]) == "Battle of Peleliu"
+    assert by_dates(q, ["The Battle of Pusan Perimeter was commemorated in 1950.", peleliu]) is None  # another event
