@@ -740,14 +740,23 @@ def by_words(question: str, sentences: Sequence[str]) -> str | None:
 _NEGATION = re.compile(r"\b(?:not|never|no longer|neither|nor)\b|n't\b", re.I)
 
 
+def _both_pair(question: str) -> list[str]:
+    """The two things a yes/no question asks "both" of (:func:`both`: "Are both A and B chefs?"), not "the same"
+    thing ("Are A and B both from the same country?"); [] for another question."""
+    pair = both(question)
+    if len(pair) != 2 or re.search(r"\bsame\b", question, re.I) or not re.search(r"\bboth\b", question, re.I):
+        return []
+    return pair
+
+
 def both_say(question: str, sentences: Sequence[str]) -> bool:
     """For a yes/no question asking the same of two things ("Are Marilyn Manson and Joe Lynn Turner
     both American singer, songwriters?"; not "the same country"): whether, for each thing, a sentence
     of ``sentences`` naming it alone, in its subject, says every other content word of the question (:func:`topic`:
     "American", "singer", "songwriter") and no negation; a sentence-pair checker cannot say "both"
     from two documents."""
-    pair = both(question)
-    if len(pair) != 2 or re.search(r"\bsame\b", question, re.I) or not re.search(r"\bboth\b", question, re.I):
+    pair = _both_pair(question)
+    if not pair:
         return False
     rest = topic(question)
     if not rest:
@@ -771,8 +780,8 @@ def one_lacks(question: str, sentences: Sequence[str]) -> str:
     "located in America" is :func:`elsewhere`'s; "Papa John's Pizza is an American restaurant franchise company"
     leaves out no kind of "specialized in Pizza"); "" otherwise. A sentence-pair
     checker cannot say "not both" from two documents."""
-    pair = both(question)
-    if len(pair) != 2 or re.search(r"\bsame\b", question, re.I) or not re.search(r"\bboth\b", question, re.I):
+    pair = _both_pair(question)
+    if not pair:
         return ""
     rest = topic(question)
     if not rest:
@@ -869,7 +878,7 @@ def elsewhere(question: str, sentences: Sequence[str]) -> str:
     if not found or (found[2] not in _US_STATES and found[2] not in _THE_US and found[2] != _AMERICAN):
         return ""
     a, b, place = found
-    only_no = found[2] == _AMERICAN  # "both American musicians?": an American band need not be musicians
+    only_no = place == _AMERICAN  # "both American musicians?": an American band need not be musicians
 
     def placed(sentence: str) -> bool | None:  # True: there; False: elsewhere; None: says neither
         # a state as a place is written: "in Elko County, Nevada", "from Michigan" (not "a Texas businessman")
@@ -904,8 +913,8 @@ def _american_pair(question: str) -> tuple[str, str, str] | None:
     """The two things of "Are both Skye Sweetnam and Spin Doctors considered American musicians?" (a yes/no
     question asking the same of two things, :func:`both`, whose words besides the two say "American") and
     :data:`_AMERICAN`; None for another question or an "American" inside a name ("American Hardcore")."""
-    pair = both(question)
-    if len(pair) != 2 or not re.search(r"\bboth\b", question, re.I) or re.search(r"\bsame\b", question, re.I):
+    pair = _both_pair(question)
+    if not pair:
         return None
     rest = question
     for name in pair:
