@@ -16,6 +16,7 @@ warnings added:
    :func:`trimmed`       a long passing sentence shown as its leading clauses when those pass too;
 4. :func:`put_back_statements` / :func:`put_back_facts`  verified sentences the merge lost, put back, checked
    (not after the answer step, :mod:`~vericite.engine.selection`: its picks are the answer);
+   :func:`said_once`     a sentence whose words an earlier one says, left out;
 5. :func:`lenient_marks` citations that support their sentence only partly marked ``[3*]``;
 6. :func:`marks_before_stop` "... the Police. [4]" shown as "... the Police [4].";
 7. :func:`quotes`        per cited document, the span that carries each final sentence.
@@ -444,7 +445,8 @@ def one_answer(d: Draft, f: Facts) -> Draft:
                  or d.buried and not answer_words(s.text, passing[0].text, f.lang)]
         if again:
             d = d.note(f"one answer: {len(again)} later sentence(s) repeating the opening {_bare(passing[0])!r} left out")
-            d = replace(d, blocks=tuple(b.keep([s for s in b.sentences if s not in again]) for b in d.blocks))
+            gone = {id(s) for s in again}  # by identity: an equal sentence elsewhere stays
+            d = replace(d, blocks=tuple(b.keep([s for s in b.sentences if id(s) not in gone]) for b in d.blocks))
     opened = bool(passing) and _bare(passing[0]).casefold() in ("yes", "no")
     pair = both(f.question)  # "Are A and B both ...?": a sentence about one of them cannot say "Yes" for both
     changed: dict[int, Statement] = {}
@@ -563,6 +565,40 @@ def _put_back(d: Draft, f: Facts, missing: Sequence[Statement], what: str, *, be
                   f"{[s.raw for s in block.sentences]}")
 
 
+#: a later sentence adds nothing to an earlier one when at most this many of its content-word stems are new ...
+SAID_ONCE_NEW = 1
+#: ... and it has at least this many (a short sentence is too easily inside another)
+SAID_ONCE_STEMS = 4
+
+
+def said_once(d: Draft, f: Facts) -> Draft:
+    """A passing sentence that says again what an earlier passing sentence of the answer says is left out: at most
+    :data:`SAID_ONCE_NEW` of its content-word stems (:func:`~vericite.engine.text.content.stems`, at least
+    :data:`SAID_ONCE_STEMS`) and none of its numbers are missing from that sentence ("The NSC Olimpiyskiy Stadium
+    in Kiev, Ukraine was the venue for the champions league final 2018" after "The 2018 UEFA Champions League Final
+    was held at the NSC Olimpiyskiy Stadium in Kiev, Ukraine ..."). Such a sentence is the template of another
+    document's fact or a vaguer copy of the first, and it is where the checker passes what the document only
+    partly says ("It is possible to travel faster than the speed of light" after a sentence on a technology that
+    would allow it): the reader loses nothing and reads one claim once."""
+    # a short answer checked as the question's claim ("Yes" as "A and B are both ...") is not what it shows;
+    # :func:`one_answer` handles what repeats it
+    passing = [s for s in d.sentences if s.verdict == R.SUPPORTED and not s.rewritten]
+    seen: list[tuple[frozenset[str], frozenset[str]]] = []
+    again: list[Statement] = []
+    for s in passing:
+        text = strip_citations(s.text)
+        words, numbers = stems(text, f.lang), frozenset(re.findall(r"\d+", text))
+        if len(words) >= SAID_ONCE_STEMS and any(len(words - w) <= SAID_ONCE_NEW and numbers <= n for w, n in seen):
+            again.append(s)
+        else:
+            seen.append((words, numbers))
+    if not again:
+        return d
+    d = d.note(f"said once: left out {len(again)} sentence(s) an earlier one says: {[s.raw for s in again]}")
+    gone = {id(s) for s in again}  # by identity: the earlier sentence may be equal to it
+    return replace(d, blocks=tuple(b.keep([s for s in b.sentences if id(s) not in gone]) for b in d.blocks))
+
+
 def lenient_marks(d: Draft, f: Facts) -> Draft:
     """Lenient strictness: each citation that supports its final sentence only partly (grade 3,
     each cited document scored alone when there are several) is marked with an asterisk,
@@ -656,8 +692,8 @@ def windows(text: str, lang: str = "en", size: int = 3) -> list[tuple[int, int]]
 
 #: stage 3's rules, in the order they run
 RULES: tuple[Rule, ...] = (final_check, as_written, add_nothing, asked_in_full, compared_by_measure, both_said, same_said,
-                           common_said, strict, one_answer, trimmed, put_back_statements, put_back_facts, lenient_marks,
-                           marks_before_stop, quotes)
+                           common_said, strict, one_answer, trimmed, put_back_statements, put_back_facts, said_once,
+                           lenient_marks, marks_before_stop, quotes)
 
 
 def apply(d: Draft, f: Facts, rules: Sequence[Rule] = RULES) -> Draft:

@@ -777,8 +777,24 @@ _PARTS = re.compile(r"\b(?:and|или|и)\s+(?:when|where|which|what|who|whom|ho
                     r"когда|где|как|какой|какая|какое|какие|кто|что|почему|сколько|зачем)\b", re.I)
 
 
+@dataclass(frozen=True)
+class Conclusion:
+    """The short answer the answer opens with (``text``, "" when none) and whether :func:`buried` gave it (``buried``:
+    the model's own answer, which the sentences shown name but bury; the other rules read it off those sentences or
+    the model's yes/no)."""
+
+    text: str
+    buried: bool = False
+
+
 def conclusion(sel: Selection, question: str, opening: str = "", lang: str = "en", shown: Sequence[str] = (),
                first: str = "") -> str:
+    """The text of :func:`concluded` (same arguments): the short answer, "" when none."""
+    return concluded(sel, question, opening, lang, shown, first).text
+
+
+def concluded(sel: Selection, question: str, opening: str = "", lang: str = "en", shown: Sequence[str] = (),
+              first: str = "") -> Conclusion:
     """The short answer a yes/no or comparison question needs said, for the answer to open with:
     for "Are A and B in the same province?" the "Yes" or "No" the ``shown`` sentences' provinces (or
     nationalities) give (:func:`~vericite.engine.text.compare.same`), else
@@ -810,20 +826,21 @@ def conclusion(sel: Selection, question: str, opening: str = "", lang: str = "en
         # saying what the question asks, "Yes" (the model's "No" beside them is wrong); else the model's or
         # stage 1's word
         said = next((w.capitalize() for t in (sel.answer, first, opening) if (w := yes_no_word(t))), "")
-        return by_sides(question, shown) or ("Yes" if both_say(question, shown) else "") or said
+        return Conclusion(by_sides(question, shown) or ("Yes" if both_say(question, shown) else "") or said)
     shared = in_common(question, shown)  # "A and B are both what kind of film?": "Documentary"
     if shared:
-        return shared[0].upper() + shared[1:]
+        return Conclusion(shared[0].upper() + shared[1:])
     if sel.yes_no:
-        return ""
+        return Conclusion("")
     decided = compared(question, shown) or by_words(question, shown)
     if decided:
-        return decided
+        return Conclusion(decided)
     for text in (opening, sel.answer):
         named = [c for c in pair if names(c, text, lang)]
         if len(named) == 1:
-            return named[0]
-    return "" if pair else buried(sel.answer, question, shown, lang)
+            return Conclusion(named[0])
+    hidden = "" if pair else buried(sel.answer, question, shown, lang)
+    return Conclusion(hidden, buried=bool(hidden))
 
 
 #: a first sentence longer than this many words that names the answer past its opening buries it

@@ -17,11 +17,12 @@ from ..conflicts import Conflict, find_conflicts
 from ..draft import Draft, with_citations
 from ..records import StageTrace, Statement
 from ..selection import (
+    Conclusion,
     Picked,
     Selection,
     both_sides,
-    buried,
     compose,
+    concluded,
     conclusion,
     lead,
     next_hop,
@@ -141,14 +142,13 @@ def _pick(pipe: VeriCite, q: Question, st: Stage, verified: list[Statement], sai
     quoted = tuple(s.text for s in picked.sentences if s.text not in said_by)
     sentences = [with_citations(s) for s in picked.sentences]
     notes = picked.notes
-    short = conclusion(sel, q.text, opening, q.lang, [s.text for s in picked.sentences],
-                       said[0] if said else "") if picked.sentences else ""
-    if short:  # "Yes" / the one compared / a buried name: a fragment the final check makes a claim of and checks
-        sentences.insert(0, _short_answer(short, picked.sentences, q.text))
-        notes += (f"answer: opens with the short answer {short!r}, cited with the sentences shown",)
-    hidden = buried(sel.answer, q.text, [s.text for s in picked.sentences], q.lang) if short else ""
+    short = concluded(sel, q.text, opening, q.lang, [s.text for s in picked.sentences],
+                      said[0] if said else "") if picked.sentences else Conclusion("")
+    if short.text:  # "Yes" / the one compared / a buried name: a fragment the final check makes a claim of and checks
+        sentences.insert(0, _short_answer(short.text, picked.sentences, q.text))
+        notes += (f"answer: opens with the short answer {short.text!r}, cited with the sentences shown",)
     draft = Draft.of(merge_adjacent(" ".join(sentences)), notes, picked=True, quoted=quoted, answer=sel.answer,
-                     buried=short if short == hidden else "")
+                     buried=short.text if short.buried else "")
     return draft.warn(picked.caveat.code, picked.caveat.text) if picked.caveat else draft
 
 

@@ -1050,6 +1050,9 @@ def test_a_buried_answer_is_the_short_answer_to_open_with():
     assert SEL.buried("London, 1983 in spring", "When was Krull released?",
                       [SHERMAN, "Krull was released in London in 1983 in spring."]) == "1983 in spring"
     assert SEL.conclusion(SEL.Selection(reply, ()), q, shown=[KRULL, SHERMAN]) == "Ron Silverman"
+    # the caller learns which rule answered: only the buried answer is checked as the question's claim of it
+    assert SEL.concluded(SEL.Selection(reply, ()), q, shown=[KRULL, SHERMAN]) == SEL.Conclusion("Ron Silverman", True)
+    assert SEL.concluded(SEL.Selection("Rush", ()), "Which is older, Rush or Toto?") == SEL.Conclusion("Rush", False)
 
 
 def test_a_buried_answer_opens_the_answer_as_a_checked_claim():

@@ -443,3 +443,30 @@ def test_a_buried_answers_claim_leaving_out_the_question_fails():
     assert D.asked_in_full(d, f) == d
     assert D.asked_in_full(replace(d, buried="Ahmad Jamal"), f).sentences[0].verdict == R.UNSUPPORTED
     assert D.asked_in_full(D.Draft((D.Block("x", (hop, later), ("a", "b")),), (hop, later)), f).sentences[0] == hop
+
+
+def test_a_sentence_an_earlier_one_says_is_said_once():
+    f = fake_facts()
+    final = ("The 2018 Champions League Final was held at the NSC Olimpiyskiy Stadium in Kiev on 26 May 2018 [4]. "
+             "The NSC Olimpiyskiy Stadium in Kiev was the venue for the Champions League Final 2018 [2]. "
+             "The NSC Olimpiyskiy Stadium in Kiev was the venue for the Champions League Final 2019 [2]. "
+             "Liverpool played Real Madrid in the final [4].")
+    d = D.said_once(D.final_check(D.Draft.of(final), f), f)
+    # the venue sentence has one new stem ("venu") and no new number: left out; a new year or new words stay
+    assert [s.text[:20] for s in d.sentences] == ["The 2018 Champions L", "The NSC Olimpiyskiy ", "Liverpool played Rea"]
+    assert "2019" in d.text() and "2018 [2]" not in d.text()
+    assert any(n.startswith("said once: left out 1 sentence(s)") for n in d.notes)
+    # exact repeats: the later one goes, the first stays (equal records are told apart by identity)
+    twice = D.final_check(D.Draft.of("Neil Peart drummed for the band Rush [1]. Neil Peart drummed for the band Rush [1]."), f)
+    assert D.said_once(twice, f).text() == "Neil Peart drummed for the band Rush [1]."
+    # a short sentence (fewer than four stems) and a failing earlier one never make a later one go
+    short = D.final_check(D.Draft.of("Peart drummed [1]. Peart drummed well [1]."), f)
+    assert D.said_once(short, f).sentences == short.sentences
+    failing = fake_facts(bad_words=("Moon",))
+    d = D.final_check(D.Draft.of("Keith Moon drummed for the band Rush [3]. Keith drummed for the band Rush [1]."), failing)
+    assert len(D.said_once(d, failing).sentences) == 2
+    # a short answer checked as the question's claim shows "Yes", not the claim: the sentences after it stay
+    yes = Statement(R.REFINE, "Neil Peart and Alex Lifeson both played for the band Rush.", (1, 2), R.SUPPORTED, 0.9,
+                    "Yes [1, 2].", rewritten=True)
+    d = D.Draft((D.Block("x", (yes, sentence("Neil Peart played for the band Rush."))),), ())
+    assert len(D.said_once(d, f).sentences) == 2
