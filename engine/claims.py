@@ -112,11 +112,14 @@ def template_fill(claim: str, question: str, documents: str) -> str:
     about part of the question ("Barcelona has won the treble competitions twice" for "How many UEFA Super Cup
     awards has the team that has won the treble competitions twice received?"). The slot may also open the
     claim: "What is the nationality of the most successful female ski racer ever?" answered "The nationality of
-    the most successful female ski racer ever is Switzerland" from a document about a Swiss racer."""
+    the most successful female ski racer ever is Switzerland" from a document about a Swiss racer; or the question's
+    words after "What N" make the noun's relative clause: "What county shares a border with the county in which
+    Johnnycake, West Virginia is located?" answered "The county that shares a border with ... is McDowell County"
+    (the county Johnnycake is in)."""
     asked, said = _tokens(question), _tokens(claim)
     if not asked or asked[0] not in _WH:
         return ""
-    front = _front_fill(asked, said)
+    front = _front_fill(asked, said) or _relative_fill(asked, said)
     if front:
         return "" if _says(documents, front) else front
     for k in range(1, 4):
@@ -144,6 +147,31 @@ def _front_fill(asked: list[str], said: list[str]) -> str:
             or not 0 < len(rest) - 1 <= _SLOT_WORDS:
         return ""
     return " ".join(run)
+
+
+#: the relative word a "What N <rest>?" template's claim puts after its noun ("the county that shares a border ...")
+_RELATIVE = frozenset({"that", "which", "who"})
+#: at most this many words before that noun ("Therefore, the county that ...")
+_RELATIVE_LEAD = 3
+
+
+def _relative_fill(asked: list[str], said: list[str]) -> str:
+    """The question's words after "What/Which N" (``asked``: its tokens) when ``said`` (a claim's tokens) says them
+    as the noun's relative clause (eight words at least), then a copula and a name of at most six words that end
+    it ("Therefore, the county that shares a border with the county in which Johnnycake, West Virginia is located is
+    McDowell County" for "What county shares a border with ...?"), "" when not."""
+    if len(asked) < 3 or asked[0] not in ("what", "which") or asked[1] in _COPULA:
+        return ""
+    noun, run = asked[1], asked[2:]
+    if len(run) < _RUN_WORDS:
+        return ""
+    for k in range(min(_RELATIVE_LEAD, len(said)) + 1):
+        rest = said[k + 2 + len(run):]
+        if (said[k:k + 1] == [noun] and said[k + 1:k + 2] and said[k + 1] in _RELATIVE
+                and said[k + 2:k + 2 + len(run)] == run and rest and rest[0] in _COPULA
+                and 0 < len(rest) - 1 <= _SLOT_WORDS):
+            return " ".join(run)
+    return ""
 
 
 def _says(text: str, words: str) -> bool:

@@ -150,6 +150,8 @@ _HAS = frozenset({"has", "had", "have"})
 _SMALL = frozenset({"on", "in", "at", "the", "a", "an", "of"})
 #: a preposition after a copied predicate: what follows is where or of what, not the subject said again
 _PLACED = re.compile(r"[\s,]*(?:in|of|at|on|from|near|for)\b", re.I)
+#: a preposition inside a copied predicate: a name right after the predicate closes that phrase
+_OWN_PHRASE = re.compile(r"\b(?:of|for|by|with|from)\b", re.I)
 #: the predicate words a claim must have (one fewer but small words) and share in a row with a document sentence
 _PREDICATE_WORDS = 4
 _PREDICATE_KEY = 8
@@ -242,7 +244,11 @@ def swapped_subject(premise: str, hypothesis: str, titles: Sequence[str] = ()) -
         # the subject again, follows "in")
         after = " ".join(w for _, w in spans[i + len(key):i + len(key) + 4])
         tail = premise[spans[i + len(key) - 1][0] + len(key[-1]):]
-        if len(predicate) == len(key) and any(found(n, after) for n in said) and not _PLACED.match(tail):
+        # ... unless the predicate ends in a phrase of its own the name closes ("a digital strategist and cofounder
+        # of global personal branding startup GlobalNiche.net": the startup is GlobalNiche.net, the strategist is
+        # the sentence's subject)
+        if len(predicate) == len(key) and any(found(n, after) for n in said) and not _PLACED.match(tail) \
+                and not _OWN_PHRASE.search(hypothesis[m.end():]):
             return ""
         # the whole predicate put before another name ("films on Czesław Miłosz and Argentinian tango superstar
         # Carlos Gardel" for "Czesław Miłosz is an Argentinian tango superstar")
@@ -250,7 +256,9 @@ def swapped_subject(premise: str, hypothesis: str, titles: Sequence[str] = ()) -
         end = last + len(key[-1])
         other = NAME_RUN.match(premise[end + 1:]) if premise[end:end + 1] == " " and premise[last].islower() else None
         if len(predicate) == len(key) and other and names(other.group(0)):
-            swapped = swapped or other.group(0)
+            # the name closing the predicate's own phrase is the claim's subject: the sentence says it of its subject
+            own = any(found(n, other.group(0)) for n in said)
+            swapped = swapped or (_head(_doc_subject(premise, spans[i][0])) if own else "") or other.group(0)
             continue
         # after "is"/"was"/"has", or a life's date wherever it stands ("Cynthia Felice (born October 12, 1942")
         verb = toks[i - 1] if toks[i - 1] in _COPULAS | _HAS else ""

@@ -131,6 +131,16 @@ def test_a_claim_copying_a_predicate_onto_another_subject_is_swapped():
     films = "She made films on Nobel Laureate Czesław Miłosz and Argentinian tango superstar Carlos Gardel."
     assert swapped_subject(films, "Czesław Miłosz is an Argentinian tango superstar.") == "Carlos Gardel"
     assert swapped_subject(films, "Carlos Gardel is an Argentinian tango superstar.") == ""
+    # the name closing the predicate's own "of ..." phrase is not what the predicate describes: the sentence's
+    # subject is; without a phrase of its own the name after the predicate is said the other way round
+    ashman = ("Anastasia M. Ashman (born 1964) is an American author and cultural producer, a digital strategist and "
+              "cofounder of global personal branding startup GlobalNiche.net.")
+    claim = "GlobalNiche.net is a digital strategist and cofounder of global personal branding startup."
+    assert swapped_subject(ashman, claim) == "Anastasia M. Ashman"
+    assert swapped_subject(ashman, "Anastasia M. Ashman is a digital strategist and cofounder of global personal "
+                                   "branding startup GlobalNiche.net.") == ""
+    assert swapped_subject("Her husband was Icelandic Nobel Literature laureate Halldór Laxness.",
+                           "Halldór Laxness was Icelandic Nobel Literature laureate.") == ""
     disney = "Bedknobs and Broomsticks is a musical film produced by Walt Disney Productions."
     assert swapped_subject(disney, "Bedknobs and Broomsticks is produced by Walt Disney.") == ""  # one name going on
     border = "Tennessee is bordered by Kentucky and Virginia to the north, North Carolina to the east."

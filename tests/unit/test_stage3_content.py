@@ -200,6 +200,23 @@ def test_template_fill_with_the_slot_opening_the_claim():
     assert not template_fill("The nationality of the most successful female ski racer ever remains Swiss.", q, doc)
 
 
+def test_template_fill_as_the_asked_nouns_relative_clause():
+    q = "What county shares a border with the county in which Johnnycake, West Virginia is located?"
+    doc = "Johnnycake is located on U.S. Route 52 north of Iaeger. This route passes through McDowell County."
+    fill = "Therefore, the county that shares a border with the county in which Johnnycake, West Virginia is located " \
+           "is McDowell County [1]."
+    assert template_fill(fill, q, doc) == "shares a border with the county in which johnnycake west virginia is located"
+    # a document saying the words in a row, a long predicate, another noun, a short question, or the clause
+    # far into the claim are no fills
+    assert not template_fill(fill, q, doc + " Wyoming County shares a border with the county in which Johnnycake, "
+                                            "West Virginia is located.")
+    assert not template_fill(fill.replace("McDowell County", "a large rural county in the south of the state"), q, doc)
+    assert not template_fill(fill.replace("the county that", "the town that"), q, doc)
+    assert not template_fill("The county that borders Fayette is Wyoming County.", "What county borders Fayette?", doc)
+    assert not template_fill("In the 2010 census records of the state, the county that shares a border with the county "
+                             "in which Johnnycake, West Virginia is located is McDowell County.", q, doc)
+
+
 def test_a_fact_filling_the_questions_template_is_dropped_before_its_check(checker):
     # the document names Theodore Evelyn Mosby and every word of the question: the checker passes the fill
     replies = {"answer": "Tracy McConnell married him [1].", "gate": "Yes",
