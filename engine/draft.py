@@ -151,6 +151,11 @@ class Draft:
     def warn(self, code: str, text: str) -> Draft:
         return replace(self, warnings=self.warnings + (Caveat(code, text),))
 
+    def keep(self, sentences: Sequence[Statement]) -> Draft:
+        """This draft's answer with only ``sentences`` (a subset of :attr:`sentences`, told apart by identity: an
+        equal sentence elsewhere is another one); each block no longer reads as written. The record stays whole."""
+        return replace(self, blocks=tuple(b.keep(sentences) for b in self.blocks))
+
     def revise(self, changed: dict[int, Statement]) -> Draft:
         """Every sentence ``s`` (answer and record) replaced by ``changed[id(s)]`` where given."""
         return replace(self, blocks=tuple(b.revise(changed) for b in self.blocks),
@@ -407,7 +412,7 @@ def strict(d: Draft, f: Facts) -> Draft:
     d = d.note(f"strict: removed {len(bad)} of {len(final)} final sentences that failed the final "
                f"check: {[s.raw for s in bad]}")
     if kept:
-        d = replace(d, blocks=tuple(b.keep(kept) for b in d.blocks))
+        d = d.keep(kept)
         return d.warn(FINAL_REMOVED, f"removed {len(bad)} of {len(final)} final sentences that failed the final check "
                                      "(strict; --no-drop-unsupported keeps them)")
     chosen = relevant(f.question, f.verified, f.settings.fallback_sentences or (PICKED_FALLBACK if d.picked else 0), f.lang)
@@ -446,7 +451,7 @@ def one_answer(d: Draft, f: Facts) -> Draft:
         if again:
             d = d.note(f"one answer: {len(again)} later sentence(s) repeating the opening {_bare(passing[0])!r} left out")
             gone = {id(s) for s in again}  # by identity: an equal sentence elsewhere stays
-            d = replace(d, blocks=tuple(b.keep([s for s in b.sentences if id(s) not in gone]) for b in d.blocks))
+            d = d.keep([s for s in d.sentences if id(s) not in gone])
     opened = bool(passing) and _bare(passing[0]).casefold() in ("yes", "no")
     pair = both(f.question)  # "Are A and B both ...?": a sentence about one of them cannot say "Yes" for both
     changed: dict[int, Statement] = {}
@@ -596,7 +601,7 @@ def said_once(d: Draft, f: Facts) -> Draft:
         return d
     d = d.note(f"said once: left out {len(again)} sentence(s) an earlier one says: {[s.raw for s in again]}")
     gone = {id(s) for s in again}  # by identity: the earlier sentence may be equal to it
-    return replace(d, blocks=tuple(b.keep([s for s in b.sentences if id(s) not in gone]) for b in d.blocks))
+    return d.keep([s for s in d.sentences if id(s) not in gone])
 
 
 def lenient_marks(d: Draft, f: Facts) -> Draft:

@@ -235,6 +235,7 @@ def swapped_subject(premise: str, hypothesis: str, titles: Sequence[str] = ()) -
     alias = re.match(r"\s*(?:born\s+as|born|(?:also\s+)?known\s+as|called|named)\b", hypothesis[m.end():])
     if alias and any(found(n, hypothesis[m.end():]) for n in said):  # "Michel Dahmani is born as Michel Dahmani"
         return ""
+    own_phrase = bool(_OWN_PHRASE.search(hypothesis[m.end():]))  # "... cofounder of ... startup": the name closes it
     for i in range(1, len(toks) - len(key) + 1):
         if toks[i:i + len(key)] != key:
             continue
@@ -248,7 +249,7 @@ def swapped_subject(premise: str, hypothesis: str, titles: Sequence[str] = ()) -
         # of global personal branding startup GlobalNiche.net": the startup is GlobalNiche.net, the strategist is
         # the sentence's subject)
         if len(predicate) == len(key) and any(found(n, after) for n in said) and not _PLACED.match(tail) \
-                and not _OWN_PHRASE.search(hypothesis[m.end():]):
+                and not own_phrase:
             return ""
         # the whole predicate put before another name ("films on Czesław Miłosz and Argentinian tango superstar
         # Carlos Gardel" for "Czesław Miłosz is an Argentinian tango superstar")
