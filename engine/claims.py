@@ -26,6 +26,7 @@ from .text.citations import strip_citations
 from .text.compare import restates_comparison
 from .text.content import content_free, invented
 from .text.entities import names as names_in
+from .text.relations import unstated
 from .verifier import Claim
 
 
@@ -231,6 +232,26 @@ def without_template_fills(items: Sequence[Statement | Claim], question: str, no
             if notes is not None:
                 notes.append(f"template fill: {x.raw!r} is the question's {words!r} with a name put in; dropped "
                              "before its check")
+        else:
+            out.append(x)
+    return out
+
+
+def without_unstated_relations(items: Sequence[Statement | Claim], question: str, lang: str = "en",
+                               notes: list[str] | None = None) -> list[Statement | Claim]:
+    """``items`` with every claim that states a relation the question names which its cited documents state in
+    no word of their own (:func:`~vericite.engine.text.relations.unstated`: "John Arledge directed the 1940 film The
+    Grapes of Wrath" from a document saying he played in it) given the verdict ``dropped:unstated_relation`` before
+    it is checked: the checker, reading a document that names both things, passes such a relation. ``notes`` gets
+    one line per claim dropped. Other items (already given a verdict) pass through; English only."""
+    out: list[Statement | Claim] = []
+    for x in items:
+        word = unstated(x.text, question, " ".join(x.premises or (x.premise,)), lang) if isinstance(x, Claim) else ""
+        if word:
+            out.append(Statement(x.stage, x.text, x.citations, R.DROPPED_RELATION, None, x.raw))
+            if notes is not None:
+                notes.append(f"unstated relation: {x.raw!r} states the question's {word!r}, which document(s) "
+                             f"{list(x.citations)} never state; dropped before its check")
         else:
             out.append(x)
     return out

@@ -196,6 +196,11 @@ class Settings:
                                          "married the narrator of ...?') is dropped before its check, unless its "
                                          "documents say those words (engine/claims.py: the checker passes such fills "
                                          "when a document names X)", group="check", kind="bool")
+    relation_guard: bool = setting(True, "a stage-1 statement or stage-2 fact that states a relation the question names "
+                                         "('X directed ...' for 'Who directed ...?') is dropped before its check when its "
+                                         "documents state that relation in none of its words (engine/text/relations.py; "
+                                         "English): the checker passes it when a document names both things",
+                                   group="check", kind="bool")
     cite_each: bool = setting(True, "a sentence citing several documents is also scored against each alone: it passes "
                                     "if the joint or one alone entails it, and a citation that does not carry it is "
                                     "removed (ALCE's precision rule)", group="check", kind="bool")
@@ -283,7 +288,7 @@ PRESETS: dict[str, dict[str, Any]] = {
         "prompts": "paper-en", "prompt_format": "chat", "citation_grammar": False, "inline_citations": False,
         "answer_retry": False, "doc_tokens": 0, "gate": "grammar", "gate_grammar": False, "refine": "merge",
         "multihop": False, "min_statement_words": 0, "claim_words": 0, "claim_guard": False,
-        "template_guard": False, "cite_each": False,
+        "template_guard": False, "relation_guard": False, "cite_each": False,
         "entity_guard": False, "recite": False, "conflicts": False, "drop_unsupported": False, "fallback_quotes": 0,
         "fallback_sentences": 0, "backbone": False, "backbone_facts": 0, "add_nothing": False, "trim_words": 0,
     },

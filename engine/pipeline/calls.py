@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 from .. import cancel
 from .. import records as R
-from ..claims import complete_claims, is_fragment, without_template_fills
+from ..claims import complete_claims, is_fragment, without_template_fills, without_unstated_relations
 from ..llm.fitting import fit_documents, prompt_budget, warn_once
 from ..llm.grammar import citation_grammar
 from ..prompts import PromptSet
@@ -86,6 +86,10 @@ def claims(pipe: VeriCite, q: Question, items: list[Statement | Claim], trace: S
            ) -> list[Statement | Claim]:
     """A stage-1 or stage-2 extraction's claims ready for their check: fragments completed
     (:func:`complete`), then, with ``template_guard``, those that are the question's own wording with a
-    name put in dropped (:func:`~vericite.engine.claims.without_template_fills`; notes in ``trace``)."""
+    name put in dropped (:func:`~vericite.engine.claims.without_template_fills`; notes in ``trace``), and, with
+    ``relation_guard``, those stating the question's relation where their documents never state it
+    (:func:`~vericite.engine.claims.without_unstated_relations`)."""
     items = complete(pipe, q, items, trace, where)
-    return without_template_fills(items, q.text, trace.notes) if pipe.settings.template_guard else items
+    if pipe.settings.template_guard:
+        items = without_template_fills(items, q.text, trace.notes)
+    return without_unstated_relations(items, q.text, q.lang, trace.notes) if pipe.settings.relation_guard else items

@@ -152,3 +152,57 @@ def states(sentence: str, wanted: frozenset[str], lang: str = "en") -> bool:
     if wanted & stems("born birth") and LIFESPAN.search(sentence):
         return True
     return bool(wanted & stems("died death") and _FULL_SPAN.search(sentence))
+
+
+#: the question's own words ("Who directed ...?"), not parts of a compound ("US-based")
+_QUESTION_WORD = re.compile(r"(?<![-\w])([A-Za-z]+)(?![-\w])")
+#: relations a document may state with "by NAME" alone ("a 1943 painting by the British painter Laura Knight",
+#: "the novel of the same name by Hunter Davies"): the maker of a work
+_MADE_BY = frozenset(stems("author wrote director directed creator created founder founded"))
+#: "by" and the six words after it, where the name is ("by the British painter Laura Knight"), after a noun ("a
+#: painting by") or a participle of making ("composed by"), not of another act ("performed by Audrey Hepburn")
+_BY_NAME = re.compile(r"(?:\b(?:written|directed|created|founded|painted|composed|authored|designed|produced|drawn|"
+                      r"illustrated|established)|(?<![a-z]ed)(?<![a-z]en))\s+by((?:\s+[\w'’.-]+){1,6})")
+#: relation words of the table the guard leaves alone: "How do remotes work?" asks how they function
+_NOT_GUARDED = frozenset(stems("work"))
+
+
+def unstated(claim: str, question: str, premise: str, lang: str = "en") -> str:
+    """The relation word of ``question`` that ``claim`` states and ``premise`` (the cited documents' text) never
+    states in any of its words (:data:`RELATIONS`), "" when there is none: "John Arledge directed the 1940 film
+    The Grapes of Wrath" for "Who directed the 1940 film in which John Arledge appeared?" from a document saying
+    he played a role in it ("directed"), "Fawell was born in West Chicago High School" from one saying he is a
+    graduate of it ("born"). The checker, reading a document that names both things, passes such a relation;
+    a document that states the relation in no word of its own cannot say it. A biography's life span states
+    a birth (and, with both years, a death: :func:`states`); "by NAME" states the maker of a work when the
+    claim names NAME and the question does not ("a 1943 painting by the British painter Laura Knight").
+    English only: "" for other languages."""
+    if lang != "en":
+        return ""
+    table = _table()
+    keys = {k for w in _QUESTION_WORD.findall(question) if _relation_word(w.lower()) for k in stems(w)}
+    keys = (keys & table.keys()) - _NOT_GUARDED
+    said = stems(claim)
+    for key in sorted(keys):
+        wanted = table[key]
+        if not said & wanted or states(premise, wanted):
+            continue
+        if wanted & _MADE_BY and _made_by(claim, question, premise):
+            continue
+        return key
+    return ""
+
+
+def _relation_word(word: str) -> bool:
+    """Whether ``word`` is a key of :data:`RELATIONS` or one with a plural or past ending ("fathers", "founded"):
+    not another word of the same stem ("direction", "directly" for "directed")."""
+    return any(word[:len(word) - k] in RELATIONS for k in (0, 1, 2) if len(word) - k >= 3)
+
+
+def _made_by(claim: str, question: str, premise: str) -> bool:
+    """Whether ``premise`` says "by NAME" of a name ``claim`` gives and ``question`` does not."""
+    for m in _BY_NAME.finditer(premise):
+        words = [w.strip(".'’") for w in m.group(1).split()]
+        if any(w[:1].isupper() and w in claim and w not in question for w in words):
+            return True
+    return False

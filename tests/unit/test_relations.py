@@ -1,0 +1,100 @@
+"""The relation guard (engine/text/relations.py ``unstated``, engine/claims.py ``without_unstated_relations``):
+a claim stating the relation the question names, from documents that never state it, is dropped before its check."""
+from __future__ import annotations
+
+from vericite.engine import records as R
+from vericite.engine.claims import without_unstated_relations
+from vericite.engine.pipeline import Settings, VeriCite
+from vericite.engine.prompts import PromptSet
+from vericite.engine.records import Document
+from vericite.engine.text.relations import unstated
+from vericite.engine.verifier import answer_claims, fact_claims
+
+from tests.fakes import ScriptedLLM, WordChecker, words
+
+
+class NamesChecker(WordChecker):
+    """Entailed when the premise has every capitalised word and number of the hypothesis: a checker that reads
+    the names, the way an NLI model passes a relation between two things a document names."""
+
+    @staticmethod
+    def score(premise: str, hypothesis: str) -> float:
+        wanted = {w.lower() for w in hypothesis.split() if w[:1].isupper() or w[:1].isdigit()}
+        return 1.0 if {w.strip('.,"') for w in wanted} <= words(premise) else 0.0
+
+ARLEDGE = ("John Arledge (March 12, 1906 – May 15, 1947) was an American film and stage actor. He played dozens of "
+           "supporting roles in the Hollywood movies of the 1930s–1940s, including \"The Grapes of Wrath\".")
+GRAPES = "The Grapes of Wrath is a 1940 drama film directed by John Ford."
+Q = "Who directed the 1940 film in which John Arledge appeared?"
+
+
+def test_a_relation_the_document_never_states_is_unstated():
+    assert unstated("John Arledge directed the 1940 film The Grapes of Wrath.", Q, ARLEDGE) == "direct"
+    # the document that states it, in the question's word or another of the relation's ("director")
+    assert unstated("John Ford directed The Grapes of Wrath.", Q, GRAPES) == ""
+    assert unstated("John Ford directed it.", Q, "John Ford was the film's director.") == ""
+    # a claim not stating the relation is not this guard's business
+    assert unstated("John Arledge appeared in The Grapes of Wrath.", Q, ARLEDGE) == ""
+
+
+def test_born_is_stated_by_a_life_span_and_not_by_a_school():
+    q = "In what county is the city where Harris W. Fawell was born?"
+    school = "Fawell is a graduate of West Chicago High School. He attended North Central College of Naperville."
+    assert unstated("Fawell was born in West Chicago High School.", q, school) == "born"
+    assert unstated("Fawell was born in 1929.", q, "Harris W. Fawell (March 25, 1929 – ) is a politician.") == ""
+
+
+def test_the_maker_of_a_work_is_stated_by_by_and_a_name_the_question_lacks():
+    q = "Who was married to the creator of Ruby Loftus Screwing a Breech Ring?"
+    painting = "Ruby Loftus Screwing a Breech Ring is a 1943 painting by the British painter Laura Knight."
+    assert unstated("Laura Knight created Ruby Loftus Screwing a Breech Ring.", q, painting) == ""
+    # "by" a name the question gives says nothing of the claim's relation
+    q2 = "What did the actress whom Mercer and Mancini wrote the song Moon River for win?"
+    song = "Moon River is a song composed by Henry Mancini with lyrics by Johnny Mercer, performed by Audrey Hepburn."
+    assert unstated("Audrey Hepburn wrote the song Moon River for Mancini.", q2, song) == "wrote"
+    # a painting "by" its painter states who made it; a song "performed by" a singer does not
+    assert unstated("Audrey Hepburn wrote Moon River.", q2, "Moon River, a song written by Audrey Hepburn.") == ""
+
+
+def test_only_the_question_s_own_relation_words_count():
+    # "US-based" is part of a compound, "direction" and "directly" share only the stem of "directed"
+    assert unstated("InStyle is a US-based magazine.", "Are Vintage Life and InStyle both US-based magazines?",
+                    "InStyle is a monthly fashion magazine published in the US.") == ""
+    assert unstated("Some remotes are pointed directly at the TV.", "Why do some remotes function in any direction, "
+                    "yet others only pointed directly at the TV?", "Infrared remotes need a line of sight.") == ""
+    # "How do remotes work?" asks how they function, not where someone worked
+    assert unstated("Remotes work by sending infrared light.", "How do TV remotes work?", "A remote sends light.") == ""
+    # other languages have no table
+    assert unstated("Иван родился в Москве.", "Где родился Иван?", "Иван жил в Москве.", lang="ru") == ""
+
+
+def test_claims_stating_an_unstated_relation_are_dropped_before_their_check():
+    docs = [Document("John Arledge", ARLEDGE), Document("The Grapes of Wrath (film)", GRAPES)]
+    items = answer_claims(R.ANSWER, "John Arledge directed the 1940 film The Grapes of Wrath [1]. "
+                          "John Ford directed The Grapes of Wrath [2].", docs, "en", final=False)
+    items += fact_claims(R.EVIDENCE, "John Arledge directed The Grapes of Wrath.", 1, docs[0], "en")
+    notes: list[str] = []
+    out = without_unstated_relations(items, Q, "en", notes)
+    assert [getattr(x, "verdict", "claim") for x in out] == [R.DROPPED_RELATION, "claim", R.DROPPED_RELATION]
+    assert len(notes) == 2 and "'direct'" in notes[0] and "[1]" in notes[0]
+
+
+def test_the_pipeline_drops_the_unstated_relation_and_answers_from_the_document_that_states_it():
+    """Stage 2 wrote the question's verb into the actor's document ("John Arledge directed ..."); a checker reading
+    the names passes it. With the guard it is dropped and the answer comes from the director's document."""
+    docs = [Document("John Arledge", ARLEDGE), Document("The Grapes of Wrath (film)", GRAPES)]
+    replies = {"answer": "John Arledge directed The Grapes of Wrath [1].", "gate": "Yes",
+               "extract:1": "John Arledge directed The Grapes of Wrath.",
+               "extract:2": "The Grapes of Wrath is a 1940 drama film directed by John Ford."}
+    on = VeriCite(ScriptedLLM(replies), NamesChecker(), prompts=PromptSet.load("paper-en"),
+                  settings=Settings(claim_words=0, refine="merge"))
+    res = on.answer(Q, docs)
+    dropped = [s.text for st in res.stages[:2] for s in st.statements if s.verdict == R.DROPPED_RELATION]
+    assert dropped == ["John Arledge directed The Grapes of Wrath."] * 2
+    assert "Arledge directed" not in res.answer and "John Ford" in res.answer
+    off = VeriCite(ScriptedLLM(replies), NamesChecker(), prompts=PromptSet.load("paper-en"),
+                   settings=Settings(claim_words=0, refine="merge", relation_guard=False))
+    without = off.answer(Q, docs)
+    assert not [s for st in without.stages for s in st.statements if s.verdict == R.DROPPED_RELATION]
+    kept = [s.text for st in without.stages[:2] for s in st.statements if s.verdict == R.KEPT]
+    assert "John Arledge directed The Grapes of Wrath." in kept  # what the guard is for
