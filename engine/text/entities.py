@@ -184,10 +184,13 @@ def _subject_swapped(doc_subject: str, subject: str, titles: Sequence[str]) -> b
     """Whether a document sentence whose subject is ``doc_subject`` says its predicate of another thing than
     ``subject``: of what a possessive names ("His 1930 film"), or of the document's own subject (its title, or
     "It") where the claim's subject is another thing or only a part of the title ("Memoir of Halldór Laxness").
-    False when the subject as written names the claim's (an alias: "Damon Gough, known as Badly Drawn Boy"),
+    False when the subject as written names every word of the claim's (an alias: "Damon Gough, known as Badly Drawn
+    Boy"; a surname alone is not one: "Louis Armstrong" is not 'Lillian "Lil" Hardin Armstrong'),
     or the verb is a later one of the sentence ("It is listed on ... and is a constituent of ...")."""
     said = names(subject)
-    if re.search(r"\b(?:and|or|but|which|who|that)$", doc_subject) or any(
+    # an alias names every word of the claim's subject; a shared surname alone does not ("Louis Armstrong" is not
+    # 'Lillian "Lil" Hardin Armstrong', his wife)
+    if re.search(r"\b(?:and|or|but|which|who|that)$", doc_subject) or said and all(
             found(n, doc_subject) and not _inside_longer(n, doc_subject) for n in said):
         return False
     head = _head(doc_subject)

@@ -45,6 +45,8 @@ _DOT = "\u2024"  # ONE DOT LEADER: stands in for a protected full stop while pys
 #: ("... released from Warner Bros. "Swept Away" was ...")
 _BROS = re.compile(r"\bBros\.(?=\s+(?:Records|Pictures|Entertainment|Television|Animation|Studios?|Music|Interactive|"
                    r"Games|Family|Discovery|Home|Cartoons|Nashville)\b)")
+#: "Hon. Winnie Kiiza": the honorific before a name (pysbd knows "Rev.", "Gen.", "Gov.", not "Hon.")
+_HON = re.compile(r"\bHon\.(?=\s+[A-Z])")
 _LIST_ITEM = re.compile(r"(?:(?<=^)|(?<=[.!?:] ))(\d{1,2})[.)]\s+(?=\S)")
 _BULLET = re.compile(r"^[-*•·]\s*")
 _LINE_NUMBER = re.compile(r"^\d{1,2}[.)]\s+(?=\S)")
@@ -66,6 +68,11 @@ _DANGLING = re.compile(_CONJUNCTION + rf"((?:\s*{_MARK})*)\s*([.!?]?)\s*$")
 #: "..., and [2]. states that X": the marks the model joined to the sentence before with "and" are the
 #: next reported claim's subject; the sentence before ends at the comma ("Maeterlinck. [2] states that X")
 _JOINED_REPORT = re.compile(_CONJUNCTION + rf"\s+((?:{_MARK}\s*)+)\.\s*(?=" + _REPORTING.pattern + ")")
+#: "Additionally, [4][5][2] states that X": a linking adverb before a reported claim's marks
+_ADVERB_REPORT = re.compile(r"(?:additionally|also|furthermore|moreover|finally|lastly|similarly|in\s+addition),?\s+"
+                            rf"(?=(?:{_MARK}\s*)+" + _REPORTING.pattern + ")", re.I)
+#: "[4][5][2]! states that": the small model's "!" after its marks, inside a sentence
+_MARKS_BANG = re.compile(r"\]!\s+(?=[a-z])")
 #: "The passage (also) states that ..." / "According to the information in the passages, ..." /
 #: "В документе говорится, что ...":
 #: an opener about the prompt before the claim (the 1.5B model's stage-2 facts start so, 1 answer in 10)
@@ -134,7 +141,7 @@ def _protect(line: str, lang: str) -> str:
     for abbr in (*_ABBREVIATIONS["*"], *_ABBREVIATIONS.get(lang, ())):
         if abbr in line:
             line = line.replace(abbr, abbr.replace(".", _DOT))
-    return _BROS.sub("Bros" + _DOT, line) if lang == "en" else line
+    return _HON.sub("Hon" + _DOT, _BROS.sub("Bros" + _DOT, line)) if lang == "en" else line
 
 
 def _segments(line: str, lang: str) -> list[str]:
@@ -186,7 +193,7 @@ def split_statements(text: str, lang: str = "en") -> list[str]:
         Sentences in order; every one has a letter or digit outside its citation marks.
     """
     out: list[str] = []
-    text = _JOINED_REPORT.sub(r". \1 ", normalise_citations(text))
+    text = _JOINED_REPORT.sub(r". \1 ", _MARKS_BANG.sub("] ", normalise_citations(text)))
     for raw in _lines(_REPORTED_CLAIM.sub("\\1\n", text)):
         cancel.check()  # a stopped question stops here (:mod:`~vericite.engine.cancel`)
         line = _BULLET.sub("", raw.strip()).strip()
@@ -196,7 +203,7 @@ def split_statements(text: str, lang: str = "en") -> list[str]:
             for sent in _segments(item, lang):
                 if not sent:
                     continue
-                marks, rest = leading_citations(sent)
+                marks, rest = leading_citations(_ADVERB_REPORT.sub("", sent, count=1))
                 said = _REPORTING.match(rest) if marks else None
                 if said and rest[said.end():].strip():
                     sent, marks = _reported(rest[said.end():].strip(), marks), ""

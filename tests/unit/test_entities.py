@@ -107,6 +107,13 @@ def test_a_claim_copying_a_predicate_onto_another_subject_is_swapped():
     assert swapped_subject(tales, fill, ["Tales of Budapest"]) == "Tales Of Budapest"  # the document's own subject
     assert swapped_subject(tales, fill, ["Hungarian cinema"]) == ""  # a name not the document's: cannot tell
     assert swapped_subject(tales, "Tales of Budapest is a 1937 Hungarian comedy film.", ["Tales of Budapest"]) == ""
+    # a shared surname is no alias: the wife's sentence said of her husband
+    lil = ('Lillian "Lil" Hardin Armstrong (née Hardin; February 3, 1898 – August 27, 1971) was a jazz pianist, '
+           'composer, arranger, singer, and bandleader. She was the second wife of Louis Armstrong.')
+    said = "was a jazz pianist, composer, arranger, singer, and bandleader."
+    assert swapped_subject(lil, f"Louis Armstrong {said}", ["Lil Hardin Armstrong"]) == 'Lillian "Lil" Hardin Armstrong'
+    assert swapped_subject(lil, f"Lil Armstrong {said}", ["Lil Hardin Armstrong"]) == ""
+    assert swapped_subject(lil, f"Armstrong {said}", ["Lil Hardin Armstrong"]) == ""
     gough = "Damon Gough (born 1969), known as Badly Drawn Boy, is an English indie singer-songwriter."
     assert swapped_subject(gough, "Badly Drawn Boy is an English indie singer-songwriter.", ["Damon Gough"]) == ""
     later = "It is listed on the London Stock Exchange and is a constituent of the FTSE 250 Index."

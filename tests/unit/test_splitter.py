@@ -242,5 +242,13 @@ def test_a_volume_in_a_title_and_a_company_of_brothers_end_no_sentence():
         "Guardians of the Galaxy Vol. 2 is a 2017 film [5].", "Ego is a character [1]."]
     assert split_sentences("Warner Bros. Records Parent company Warner Music Group. It was founded in 1958.") == [
         "Warner Bros. Records Parent company Warner Music Group.", "It was founded in 1958."]
+    # a linking adverb before a reported claim's marks, and the small model's "!" after them, are prompt talk
+    assert split_statements("Kazanjian is a producer [3]. Additionally, [4][2]! states that Harry Kizirian was a "
+                            "Marine. [2]") == ["Kazanjian is a producer [3].", "Harry Kizirian was a Marine [4][2]. [2]"]
+    assert split_statements("Also, [2] mentions that Milan is in Italy. Additionally, Rome is old [3].") == [
+        "Milan is in Italy [2].", "Additionally, Rome is old [3]."]
+    # "Hon." before a name ends nothing (pysbd splits there)
+    assert split_statements("The opposition leader in Uganda is Hon. Winnie Kiiza [3]. He spoke [2].") == [
+        "The opposition leader in Uganda is Hon. Winnie Kiiza [3].", "He spoke [2]."]
     assert split_sentences('Cross was soon released from Warner Bros. "Swept Away" was heard on TV.') == [
         "Cross was soon released from Warner Bros.", '"Swept Away" was heard on TV.']
