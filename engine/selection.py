@@ -179,6 +179,9 @@ _PLURAL = re.compile(r"^(?P<p>They|Their)\b(?=\s)")
 #: not "The film Awake", "The song \"X\"", "The town of Wytheville" (it names itself)
 _DEFINITE = re.compile(rf"^(?P<p>{SUBJECT_NOUN})(?=\s+(?!of\b)[a-z])")
 _OPENING = re.compile(r"[^.!?]+")  # a document's opening sentence (up to its first stop)
+#: "The group is best known for ..." in a document opening "The Royal Teens was a New Jersey rock and roll band":
+#: the nouns a document calls its subject by after naming it as another
+_SAME_KIND = {"group": ("group", "band", "duo", "trio", "quartet"), "band": ("band", "group", "duo", "trio", "quartet")}
 #: an opening word that points at someone or something named outside the sentence: the resolvable
 #: ones above, plurals and demonstratives
 _DANGLING = re.compile(rf"^(?:{_SINGULAR}|They|Their|This|These|Those|Они|Его|Её|Ее|Их|Это|Эти)\b(?=[\s,])")
@@ -282,9 +285,9 @@ def resolve_pronoun(s: Statement, titles: Sequence[str], texts: Sequence[str] = 
         return s
     if "noun" in m.groupdict():  # "The film" is the subject only where the document opens calling it one
         opener = _OPENING.match(texts[s.citations[0] - 1]) if len(texts) >= s.citations[0] else None
+        kinds = "|".join(map(re.escape, _SAME_KIND.get(m.group("noun"), (m.group("noun"),))))
         if not opener or not _named_in(name, opener.group(0)) or not re.search(
-                rf"\b(?:is|was|are|were)\s+(?:a|an|the)\s+(?:[\w'’-]+\s+){{0,6}}{re.escape(m.group('noun'))}\b",
-                opener.group(0)):
+                rf"\b(?:is|was|are|were)\s+(?:a|an|the)\s+(?:[\w'’-]+\s+){{0,6}}(?:{kinds})\b", opener.group(0)):
             return s
     if m.group("p") in ("They", "Their"):  # "They" is the subject only where the document opens "<title> are ..."
         opener = _OPENING.match(texts[s.citations[0] - 1]) if len(texts) >= s.citations[0] else None

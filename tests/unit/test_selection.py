@@ -271,6 +271,13 @@ def test_the_film_is_the_documents_title_where_the_document_opens_calling_it_a_f
                       fact("The film Awake stars Douglas Smith."), fact("The American film stars Douglas Smith."),
                       fact("The film of the Bye Bye Man stars Douglas Smith.")):  # it names itself
         assert SEL.resolve_pronoun(unchanged, titles, texts) is unchanged
+    # a band is a group: "The group" of a document opening "The Royal Teens was a ... band"
+    teens = "The Royal Teens was a New Jersey rock and roll band. The group is best known for its single Short Shorts."
+    assert SEL.resolve_pronoun(fact("The group is best known for its single Short Shorts."), ["The Royal Teens"],
+                               [teens]).text == "The Royal Teens is best known for its single Short Shorts."
+    label = "Motown is an American record label. The group is based in Detroit."
+    group = fact("The group is based in Detroit.")
+    assert SEL.resolve_pronoun(group, ["Motown"], [label]) is group  # a label is no group
     late = "The Bye Bye Man is a 2017 American horror. It was a film with Douglas Smith. The film stars Douglas Smith."
     assert SEL.resolve_pronoun(fact("The film stars Douglas Smith."), titles, [late]).text == "The film stars Douglas Smith."
 
