@@ -280,17 +280,16 @@ def resolve_pronoun(s: Statement, titles: Sequence[str], texts: Sequence[str] = 
     name = bare_title(title)
     # the checker reads the document's text, not its title: a name the text never uses would fail it; a title
     # with a "?" or "!" ("What Would Jesus Buy?") would end the sentence there when the answer is split again
-    if not _a_name(name) or re.search(r"[?!]", name) or (
-            len(texts) >= s.citations[0] and not _named_in(name, texts[s.citations[0] - 1])):
+    doc = texts[s.citations[0] - 1] if len(texts) >= s.citations[0] else None
+    if not _a_name(name) or re.search(r"[?!]", name) or (doc is not None and not _named_in(name, doc)):
         return s
+    opener = _OPENING.match(doc) if doc is not None else None  # the document's opening sentence
     if "noun" in m.groupdict():  # "The film" is the subject only where the document opens calling it one
-        opener = _OPENING.match(texts[s.citations[0] - 1]) if len(texts) >= s.citations[0] else None
         kinds = "|".join(map(re.escape, _SAME_KIND.get(m.group("noun"), (m.group("noun"),))))
         if not opener or not _named_in(name, opener.group(0)) or not re.search(
                 rf"\b(?:is|was|are|were)\s+(?:a|an|the)\s+(?:[\w'’-]+\s+){{0,6}}(?:{kinds})\b", opener.group(0)):
             return s
     if m.group("p") in ("They", "Their"):  # "They" is the subject only where the document opens "<title> are ..."
-        opener = _OPENING.match(texts[s.citations[0] - 1]) if len(texts) >= s.citations[0] else None
         if not opener or not re.match(rf"\W*(?:The\s+)?{re.escape(name)}\s+(?:are|were)\b", opener.group(0)):
             return s
     name = f"{name}'s" if m.group("p") in _POSSESSIVE | {"Their"} else name
