@@ -220,21 +220,15 @@ def without_template_fills(items: Sequence[Statement | Claim], question: str, no
     comparison the question asks from a premise naming only one of the two things
     (:func:`~vericite.engine.text.compare.restates_comparison`: "The Second Battle of Guam occurred first"),
     given the verdict ``dropped:template_fill`` before it is checked; ``notes`` gets one line per claim dropped."""
-    out: list[Statement | Claim] = []
-    for x in items:
-        words = template_fill(x.text, question, x.premise) if isinstance(x, Claim) and not x.rewritten else ""
-        if not words and isinstance(x, Claim) and not x.rewritten:  # the slot at the question's end
-            words = end_fill(x.text, question, x.premises or (x.premise,))
-        if not words and isinstance(x, Claim) and not x.rewritten and restates_comparison(x.text, question, x.premise):
+    def why(x: Claim) -> str:
+        if x.rewritten:
+            return ""
+        words = template_fill(x.text, question, x.premise) or end_fill(x.text, question, x.premises or (x.premise,))
+        if not words and restates_comparison(x.text, question, x.premise):
             words = "the comparison"  # "X occurred first" from a document that names only X
-        if words:
-            out.append(Statement(x.stage, x.text, x.citations, R.DROPPED_TEMPLATE, None, x.raw))
-            if notes is not None:
-                notes.append(f"template fill: {x.raw!r} is the question's {words!r} with a name put in; dropped "
-                             "before its check")
-        else:
-            out.append(x)
-    return out
+        return f"template fill: {x.raw!r} is the question's {words!r} with a name put in" if words else ""
+
+    return _dropped_before_check(items, why, R.DROPPED_TEMPLATE, notes)
 
 
 def without_unstated_relations(items: Sequence[Statement | Claim], question: str, lang: str = "en",
@@ -244,14 +238,25 @@ def without_unstated_relations(items: Sequence[Statement | Claim], question: str
     Grapes of Wrath" from a document saying he played in it) given the verdict ``dropped:unstated_relation`` before
     it is checked: the checker, reading a document that names both things, passes such a relation. ``notes`` gets
     one line per claim dropped. Other items (already given a verdict) pass through; English only."""
+    def why(x: Claim) -> str:
+        word = unstated(x.text, question, " ".join(x.premises or (x.premise,)), lang)
+        return (f"unstated relation: {x.raw!r} states the question's {word!r}, which document(s) {list(x.citations)} "
+                "never state") if word else ""
+
+    return _dropped_before_check(items, why, R.DROPPED_RELATION, notes)
+
+
+def _dropped_before_check(items: Sequence[Statement | Claim], why: Callable[[Claim], str], verdict: str,
+                          notes: list[str] | None) -> list[Statement | Claim]:
+    """``items`` with every claim for which ``why`` gives a reason replaced by a Statement with ``verdict`` (it is
+    never checked); ``notes`` gets the reason of each, "; dropped before its check" added. Other items pass through."""
     out: list[Statement | Claim] = []
     for x in items:
-        word = unstated(x.text, question, " ".join(x.premises or (x.premise,)), lang) if isinstance(x, Claim) else ""
-        if word:
-            out.append(Statement(x.stage, x.text, x.citations, R.DROPPED_RELATION, None, x.raw))
+        reason = why(x) if isinstance(x, Claim) else ""
+        if reason:
+            out.append(Statement(x.stage, x.text, x.citations, verdict, None, x.raw))
             if notes is not None:
-                notes.append(f"unstated relation: {x.raw!r} states the question's {word!r}, which document(s) "
-                             f"{list(x.citations)} never state; dropped before its check")
+                notes.append(f"{reason}; dropped before its check")
         else:
             out.append(x)
     return out

@@ -37,7 +37,8 @@ _END_CHOICE = re.compile(r"^\W*(?:who|which|what)\b(?P<a>.+)\s+or\s+(?P<b>[^,]+)
 # ESA astronauts?", "Are Aladdin and Song of the South produced by the same company?"
 _AUX = r"^\W*(?:is|are|was|were|do|does|did|have|has|had)\s+"
 _BOTH = re.compile(_AUX + r"(?:the\s+)?(?P<a>.+?)\s+and\s+(?:the\s+)?(?P<b>.+?)\s+both\b", re.I)
-_BOTH_FIRST = re.compile(_AUX + r"both\s+(?:the\s+)?(?P<a>.+?)\s+and\s+(?:the\s+)?(?P<rest>.+)$", re.I)
+#: "Are both A or B ...?" asks the same of both: the "or" is an "and" (no choice between them)
+_BOTH_FIRST = re.compile(_AUX + r"both\s+(?:the\s+)?(?P<a>.+?)\s+(?:and|or)\s+(?:the\s+)?(?P<rest>.+)$", re.I)
 _SAME = re.compile(_AUX + r"(?:the\s+)?(?P<a>.+?)\s+and\s+(?:the\s+)?(?P<rest>.+?\b(?:the|that)\s+same\b.*)$", re.I)
 # what two things have in common: "What type of media does Bitter Jester and Sicko have in common?", "What
 # occupation do Chris Menges and Aram Avakian share?", "What was the career that A and B share in common?",
@@ -195,7 +196,8 @@ def choices(question: str) -> list[str]:
     "between" ("In between The Bears and I and Oceans which was released ...?"; "Between the documentaries A
     and B, ..."), sharing the place after their commas ("..., Minden, Nevada or Gardnerville, Nevada?": "Minden",
     "Gardnerville"), as
-    "Is A or B ...?" ("Muskegon County Airport", "John Wayne Airport"), or at its end
+    "Is A or B ...?" ("Muskegon County Airport", "John Wayne Airport"; not "Are both A or B ...?", which asks the
+    same of both: :func:`both`), or at its end
     without a comma ("who is younger Keith Bostic or Jerry Glanville ?"), or joined by "and" after the comma of
     a comparison ("Which genus has more species, Bactris and Epigaea?"); a comma before "or" changes nothing
     ("..., 15 Penn Plaza, or 247 Cherry?"; not for three, "..., Chaoyang District, Shantou, or Daqing?"); [] for
@@ -215,7 +217,8 @@ def choices(question: str) -> list[str]:
     if m and all(c.strip()[:1].isupper() and len(c.split()) <= 6 for c in (m.group("a"), m.group("b"))):
         return [m.group("a").strip(), m.group("b").strip()]
     m = _IS_CHOICE.match(q)
-    if m and (b := _lead_name(m.group("rest"))) and (a := _tail_name(m.group("a"))):
+    if m and not re.match(r"both\s", m.group("a"), re.I) and (b := _lead_name(m.group("rest"))) \
+            and (a := _tail_name(m.group("a"))):
         return [a, b]
     m = _END_CHOICE.match(q)  # "who is younger Keith Bostic or Jerry Glanville ?"
     if m and (a := _tail_name(m.group("a"))) and _lead_name(m.group("b")) == m.group("b").strip():

@@ -39,6 +39,7 @@ RELATIONS: dict[str, str] = {
     "author": "author wrote written writer",
     "wrote": "author wrote written writer",
     "president": "president",
+    "charge": "charge president leader governor ruler king queen monarch emperor premier chancellor minister",
     "capital": "capital",
     "tributary": "tributary",
     "crowned": "crowned coronation",

@@ -41,12 +41,11 @@ _ABBREVIATIONS = {
     "ru": ("т.е.", "т. е.", "т.к.", "т. к.", "т.д.", "т. д.", "т.п.", "т. п.", "и др.", "см.", "напр.", "англ."),
 }
 _DOT = "\u2024"  # ONE DOT LEADER: stands in for a protected full stop while pysbd splits
-#: "Warner Bros. Records": a company's "Bros." inside its name; before another word it may end a sentence
-#: ("... released from Warner Bros. "Swept Away" was ...")
-_BROS = re.compile(r"\bBros\.(?=\s+(?:Records|Pictures|Entertainment|Television|Animation|Studios?|Music|Interactive|"
-                   r"Games|Family|Discovery|Home|Cartoons|Nashville)\b)")
-#: "Hon. Winnie Kiiza": the honorific before a name (pysbd knows "Rev.", "Gen.", "Gov.", not "Hon.")
-_HON = re.compile(r"\bHon\.(?=\s+[A-Z])")
+#: English abbreviations whose stop ends no sentence only before certain words: "Warner Bros. Records" (a company's
+#: "Bros." inside its name; before another word it may end one: "... released from Warner Bros. "Swept Away" was
+#: ..."); "Hon. Winnie Kiiza" (the honorific before a name: pysbd knows "Rev.", "Gen.", "Gov.", not "Hon.")
+_CONDITIONAL = re.compile(r"\b(?:Bros(?=\.\s+(?:Records|Pictures|Entertainment|Television|Animation|Studios?|Music|"
+                          r"Interactive|Games|Family|Discovery|Home|Cartoons|Nashville)\b)|Hon(?=\.\s+[A-Z]))\.")
 _LIST_ITEM = re.compile(r"(?:(?<=^)|(?<=[.!?:] ))(\d{1,2})[.)]\s+(?=\S)")
 _BULLET = re.compile(r"^[-*•·]\s*")
 _LINE_NUMBER = re.compile(r"^\d{1,2}[.)]\s+(?=\S)")
@@ -141,7 +140,7 @@ def _protect(line: str, lang: str) -> str:
     for abbr in (*_ABBREVIATIONS["*"], *_ABBREVIATIONS.get(lang, ())):
         if abbr in line:
             line = line.replace(abbr, abbr.replace(".", _DOT))
-    return _HON.sub("Hon" + _DOT, _BROS.sub("Bros" + _DOT, line)) if lang == "en" else line
+    return _CONDITIONAL.sub(lambda m: m.group(0)[:-1] + _DOT, line) if lang == "en" else line
 
 
 def _segments(line: str, lang: str) -> list[str]:
@@ -342,12 +341,22 @@ _INFERENCE = re.compile(r",?\s+(?:(?:which|this|that)\s+(?:implies|suggests|indi
                         r"indicating|meaning)\s+that\b.*?(?=[.!?]?\s*$)", re.I | re.S)
 
 
+#: ", as mentioned in Document", ", which is listed in Document", ", according to the passage": the model pointing at
+#: its source, said after the fact (the citation marks are already removed)
+_SOURCE_TAIL = re.compile(r",\s*(?:(?:(?:which|that)\s+(?:is|was|are|were)\s+|as\s+(?:is\s+)?)?(?:mentioned|listed|stated|"
+                          r"noted|given|shown|described|found|provided|indicated|explained|seen)\s+in|according\s+to)\s+"
+                          r"(?:the\s+)?(?:provided\s+|given\s+)?(?:document|passage|text|article|source)s?\b[^.!?]*"
+                          r"(?=[.!?]?\s*$)", re.I)
+
+
 def without_inference(statement: str) -> str:
     """``statement`` (citation marks removed) without a closing clause drawing the model's own conclusion
     ("Human Events became a digital-only publication in 2013, which implies that it still relies on paper
     printing" -> "Human Events became a digital-only publication in 2013"): a document states the fact, the
-    conclusion is the model's (a checker may pass it with the fact). Unchanged when nothing would be left."""
-    cut = _INFERENCE.sub("", statement).rstrip(" ,;")
+    conclusion is the model's (a checker may pass it with the fact); nor one pointing at its source ("The area code
+    for Cincinnati is 513, which is listed in Document" -> "The area code for Cincinnati is 513": the checker reads
+    the pointer as a claim about the document). Unchanged when nothing would be left."""
+    cut = _SOURCE_TAIL.sub("", _INFERENCE.sub("", statement)).rstrip(" ,;")
     if cut == statement.rstrip(" ,;") or len(cut.split()) < 3:
         return statement
     return cut + ("." if statement.rstrip().endswith(".") and not cut.endswith(".") else "")

@@ -619,3 +619,16 @@ def test_an_event_that_lasted_is_dated_by_its_span():
     peleliu = "The Battle of Peleliu was fought between the U.S. and the Empire of Japan from September to November 1944."
     assert by_dates(q, [pusan, peleliu]) == "Battle of Peleliu"
     assert by_dates(q, ["The Battle of Pusan Perimeter was commemorated in 1950.", peleliu]) is None  # another event
+
+
+def test_both_a_or_b_asks_the_same_of_both_not_which_of_them():
+    """"Are both Lygodium or Maxillaria a genus of orchids?": the "or" stands for "and"; read as a choice the answer
+    had opened with "Maxillaria", never saying no."""
+    q = "Are both Lygodium or Maxillaria a genus of orchids?"
+    assert choices(q) == [] and both(q) == ["Lygodium", "Maxillaria"]
+    ferns = "Lygodium is a genus of about 40 species of ferns, native to tropical regions across the world."
+    orchids = "Maxillaria is a large genus of orchids (family Orchidaceae)."
+    assert SEL.conclusion(SEL.Selection("Maxillaria is a genus of orchids.", ()), q, "Yes, both are.",
+                          shown=[ferns, orchids]) == "No"
+    # "Is A or B ...?" is still a choice
+    assert choices("Is Lygodium or Maxillaria a genus of orchids?") == ["Lygodium", "Maxillaria"]

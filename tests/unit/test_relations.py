@@ -7,7 +7,7 @@ from vericite.engine.claims import without_unstated_relations
 from vericite.engine.pipeline import Settings, VeriCite
 from vericite.engine.prompts import PromptSet
 from vericite.engine.records import Document
-from vericite.engine.text.relations import unstated
+from vericite.engine.text.relations import asked, states, unstated
 from vericite.engine.verifier import answer_claims, fact_claims
 
 from tests.fakes import ScriptedLLM, WordChecker, words
@@ -98,3 +98,16 @@ def test_the_pipeline_drops_the_unstated_relation_and_answers_from_the_document_
     assert not [s for st in without.stages for s in st.statements if s.verdict == R.DROPPED_RELATION]
     kept = [s.text for st in without.stages[:2] for s in st.statements if s.verdict == R.KEPT]
     assert "John Arledge directed The Grapes of Wrath." in kept  # what the guard is for
+
+
+def test_who_was_in_charge_is_asked_of_presidents_and_rulers():
+    """MuSiQue's "Who was in charge of the country ...?" is stated as "President of Somalia", "King of ...":
+    the second hop is found by those words, and a claim saying "in charge" from a document saying none is dropped."""
+    q = "Who was in charge of the country Ceelmakoile is located in?"
+    assert {"presid", "king", "minist"} <= asked(q, "en")
+    assert states("On 10 September 2012, parliament elected Hassan Sheikh Mohamud as the new President of Somalia.",
+                  asked(q, "en"), "en")
+    assert unstated("Hassan Sheikh Mohamud was in charge of Somalia.", q,
+                    "Hassan Sheikh Mohamud was elected President of Somalia.") == ""
+    assert unstated("Abdi Farah Shirdon was in charge of Somalia.", q,
+                    "Abdi Farah Shirdon is a Somali businessman.") == "charg"

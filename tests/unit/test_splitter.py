@@ -252,3 +252,17 @@ def test_a_volume_in_a_title_and_a_company_of_brothers_end_no_sentence():
         "The opposition leader in Uganda is Hon. Winnie Kiiza [3].", "He spoke [2]."]
     assert split_sentences('Cross was soon released from Warner Bros. "Swept Away" was heard on TV.') == [
         "Cross was soon released from Warner Bros.", '"Swept Away" was heard on TV.']
+
+
+def test_a_closing_pointer_at_the_source_is_not_part_of_the_statement():
+    """", which is listed in Document [5]" (marks removed: ", which is listed in Document"): the checker read the
+    pointer as part of the claim and failed "The area code for Cincinnati is 513" against the list of area codes."""
+    from vericite.engine.text.splitter import without_inference
+    assert without_inference("The area code for Cincinnati is 513, which is listed in Document.") == \
+        "The area code for Cincinnati is 513."
+    assert without_inference("The arena was completed in 1998, as mentioned in the document.") == \
+        "The arena was completed in 1998."
+    assert without_inference("Dylan was born in 1941, according to the passage.") == "Dylan was born in 1941."
+    # "listed in" a register is what the statement says, not a pointer at the source
+    assert without_inference("The church is listed in the National Register of Historic Places.") == \
+        "The church is listed in the National Register of Historic Places."
