@@ -507,23 +507,22 @@ def next_hop(picked: Picked, verified: Sequence[Statement], quotes: Sequence[Sta
              lang: str = "en", titles: Sequence[str] = (), texts: Sequence[str] = ()) -> Picked:
     """``picked`` led by the second hop when its first sentence stops at the first.
 
-    A two-hop question asks a relation of someone it only describes ("Who married the creator of
-    Ruby Loftus Screwing a Breech Ring?"); the LLM steps often answer with the one described
-    ("Ruby Loftus Screwing a Breech Ring is a painting by Laura Knight") and stop. When the first
-    picked sentence that names a name of the question introduces a name the question lacks, and does not state
-    the relation the question asks (:func:`~vericite.engine.text.relations.asked`: "married",
-    "wife", "husband" for "married"), the verified or document sentence (``quotes``, verbatim; an
-    opening pronoun resolved to its document's title, one that stays never used) that names that new
-    name, names none of the question's own (but those of the new name: "Mach" of "Ernst Mach"; a nationality
-    is no name here: "the 2014 American ... film") and states the relation (no picked sentence naming a name of
-    the question or the new one states it) ("Laura Knight married Harold Knight in 1903") leads, the first
-    sentence following as its link to the question: the answer first, then the hop before it. Among
-    several, those naming more of the new names, from another document than the first sentence's,
-    then the most relevant to the question. A later pick that states the relation and names the first hop's new name
-    is the answer already and leads, the other picks following ("Krull is a 1983 ... film directed by Peter Yates and
-    produced by Ron Silverman" before "Stanford Sherman is ... known for ... "Krull""); one stating it of the
-    question's names alone leaves the picks as they are. Nothing changes for a yes/no question, a comparison or a
-    question about what two things share ("both", "in common"), or when no sentence qualifies.
+    A two-hop question asks a relation of someone it only describes ("Who married the creator of Ruby Loftus Screwing a
+    Breech Ring?"); the LLM steps often answer with the one described ("Ruby Loftus Screwing a Breech Ring is a painting
+    by Laura Knight") and stop. When the first picked sentence that names a name of the question introduces a name the
+    question lacks, and does not state the relation the question asks (:func:`~vericite.engine.text.relations.asked`:
+    "married", "wife", "husband" for "married"), the verified or document sentence (``quotes``, verbatim; an opening
+    pronoun resolved to its document's title, one that stays never used) that names that new name, names none of the
+    question's own (but those of the new name: "Mach" of "Ernst Mach"; a nationality is no name here: "the 2014 American
+    ... film") and states the relation (no picked sentence naming a name of the question or the new one states it)
+    ("Laura Knight married Harold Knight in 1903") leads, the first sentence following as its link to the question: the
+    answer first, then the hop before it. Among several, those naming more of the new names, from another document than
+    the first sentence's, naming the new names themselves (not only being of their document), then the most relevant to
+    the question. A later pick that states the relation and names the first hop's new name is the answer already and
+    leads, the other picks following ("Krull is a 1983 ... film directed by Peter Yates and produced by Ron Silverman"
+    before "Stanford Sherman is ... known for ... "Krull""); one stating it of the question's names alone leaves the
+    picks as they are. Nothing changes for a yes/no question, a comparison or a question about what two things share
+    ("both", "in common"), or when no sentence qualifies.
     """
     wanted = asked(question, lang)
     if not picked.sentences or not wanted or yes_no_question(question) or choices(question) or _SHARED.search(question):
@@ -579,8 +578,11 @@ def next_hop(picked: Picked, verified: Sequence[Statement], quotes: Sequence[Sta
 
     phrase = asked_phrase(question, lang)
 
-    def key(s: Statement) -> tuple[int, bool, bool]:
-        return of_new(s), bool(phrase) and phrase <= stems(s.text, lang), not set(s.citations) <= set(head.citations)
+    def key(s: Statement) -> tuple[int, bool, bool, int]:
+        # among a document's own sentences, one naming the new one says the relation of it ("... elected Hassan Sheikh
+        # Mohamud as the new President of Somalia", not "President Mohamud later appointed ... Prime Minister")
+        return (of_new(s), bool(phrase) and phrase <= stems(s.text, lang), not set(s.citations) <= set(head.citations),
+                sum(found(n, s.text) for n in new))
 
     top = max(key(s) for s in pool)
     hop = ranked([s for s in pool if key(s) == top], question)[0]

@@ -49,6 +49,9 @@ _INDEFINITE = re.compile(r"\s(?:is|was|are|were)\s+an?\s+(?P<np>[^,;()\"“]+?)\
 _UNIQUE = re.compile(r"\b(?:the|only|first|last|sole|second|third|[a-z]+est)\b", re.I)
 _ASIDE = re.compile(r"\s*\([^()\d]*\)")
 _EMPTY_ASIDE = re.compile(r"\s*\([^()\w]*\)")
+#: "Pierre Charles Bouvier {'1': ", '2': ", '3': ", '4': "} (born 9 May 1979)": a pronunciation template's leftover
+#: in Wikipedia dumps (HotpotQA's among them)
+_TEMPLATE_LEFTOVER = re.compile(r"\s*\{'\d+':\s*\"(?:,\s*'\d+':\s*\")*\}")
 _ENDS_SMALL = re.compile(r"\b(?:and|or|of|the|a|an|to|in|on|at|by|for|with|as|&)$", re.I)
 MIN_WORDS = 6  # the leading clauses: at least this many words
 
@@ -68,7 +71,8 @@ def asks_number(question: str) -> bool:
 
 
 def leading_clauses(sentence: str, keep: frozenset[str], numbers: bool, longer: int) -> str:
-    """``sentence`` (str, no citation marks, ending with its full stop) without an empty aside ("( ; ] )"), and
+    """``sentence`` (str, no citation marks, ending with its full stop) without an empty aside ("( ; ] )") or a
+    pronunciation template's leftover ("{'1': ", '2': "}"), and
     shortened when it has more than ``longer`` words: asides in brackets that say nothing a reader needs and
     hold no digit or ``keep`` stem removed ("(Pashto: ...)"), then, when still longer, cut before the first
     clause that adds to the ones before it (or restricts an indefinite predicate's noun) and holds no ``keep``
@@ -80,8 +84,9 @@ def leading_clauses(sentence: str, keep: frozenset[str], numbers: bool, longer: 
         The shortened sentence, or ``sentence`` itself (without an empty aside) when it is not longer than
         ``longer`` words or nothing may go.
     """
-    # an empty aside ("Tenerife ( ; ] ) is ...", the trace of a pronunciation a page dropped) goes at any length
-    sentence = re.sub(r"\s+([,.;:])", r"\1", _EMPTY_ASIDE.sub("", sentence))
+    # an empty aside ("Tenerife ( ; ] ) is ...", the trace of a pronunciation a page dropped) goes at any length, and
+    # so does a pronunciation template's leftover ("{'1': ", '2': "}")
+    sentence = re.sub(r"\s+([,.;:])", r"\1", _EMPTY_ASIDE.sub("", _TEMPLATE_LEFTOVER.sub("", sentence)))
     if len(sentence.split()) <= longer:
         return sentence
     out = _ASIDE.sub(lambda m: "" if _idle(m.group(0)) and not stems(m.group(0)) & keep else m.group(0), sentence)

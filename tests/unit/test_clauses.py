@@ -87,3 +87,13 @@ def test_a_name_in_brackets_and_a_sentence_opening_with_although_stay():
     war = ("The Second Anglo–Afghan War (Pashto: د افغان-انګرېز دويمه جګړه) was a military conflict fought between the "
            "British Raj and the Emirate of Afghanistan, when the latter was ruled by Sher Ali Khan.")
     assert cut(war, "Who fought the Second Anglo-Afghan War?").startswith("The Second Anglo–Afghan War was a military")
+
+
+def test_a_pronunciation_template_s_leftover_goes_at_any_length():
+    """HotpotQA's Wikipedia text keeps "{'1': ", '2': ", ...}" where a pronunciation template was; copied into an answer
+    it reads as debris (the readers flagged it)."""
+    debris = "Pierre Charles Bouvier {'1': \", '2': \", '3': \", '4': \"} (born 9 May 1979) is a Canadian singer."
+    assert leading_clauses(debris, frozenset(), False, 20) == "Pierre Charles Bouvier (born 9 May 1979) is a Canadian singer."
+    # braces holding words are not a leftover
+    kept = "The set {A, B} is a pair named in the paper."
+    assert leading_clauses(kept, frozenset(), False, 20) == kept

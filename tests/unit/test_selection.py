@@ -1083,3 +1083,16 @@ def test_a_buried_answer_opens_the_answer_as_a_checked_claim():
     res = answer_about_two(q, texts, {**replies, "claim": "Christine MacIntyre founded a fitness magazine."})
     assert res.answer.startswith("Shape is a monthly")
     assert any("asked in full: " in n and "'austin'" in n for n in res.stages[-1].notes)
+
+
+def test_the_second_hop_names_the_first_hop_s_new_name_before_its_document_s_other_sentences():
+    """Both sentences of the "Somalia" document say "President"; the one saying it of Somalia answers "Who was in
+    charge of the country Ceelmakoile is located in?", not the one about whom the president appointed."""
+    q = "Who was in charge of the country Ceelmakoile is located in?"
+    town = quote("Ceelmakoile is a town in the central Hiran region of Somalia.", 1)
+    appointed = quote("President Mohamud later appointed Abdi Farah Shirdon as the new Prime Minister on 6 October "
+                      "2012.", 2)
+    elected = quote("On 10 September 2012, parliament elected Hassan Sheikh Mohamud as the new President of Somalia.", 2)
+    hop = SEL.next_hop(SEL.Picked((town,), ()), [], [appointed, elected], q, titles=["Ceelmakoile", "Somalia"],
+                       texts=[town.text, f"{elected.text} {appointed.text}"])
+    assert [s.text for s in hop.sentences] == [elected.text, town.text]
