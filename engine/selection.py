@@ -584,8 +584,9 @@ def next_hop(picked: Picked, verified: Sequence[Statement], quotes: Sequence[Sta
         return (of_new(s), bool(phrase) and phrase <= stems(s.text, lang), not set(s.citations) <= set(head.citations),
                 sum(found(n, s.text) for n in new))
 
-    top = max(key(s) for s in pool)
-    hop = ranked([s for s in pool if key(s) == top], question)[0]
+    keys = [key(s) for s in pool]
+    top = max(keys)
+    hop = ranked([s for s, k in zip(pool, keys) if k == top], question)[0]
     note = (f"answer: the first sentence stops at the first hop; led by the sentence stating what the question "
             f"asks of {new}: {hop.text!r}")
     return Picked((hop, head), picked.notes + (note,), picked.caveat)

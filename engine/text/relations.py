@@ -181,10 +181,8 @@ def unstated(claim: str, question: str, premise: str, lang: str = "en") -> str:
     if lang != "en":
         return ""
     table = _table()
-    keys = {k for w in _QUESTION_WORD.findall(question) if _relation_word(w.lower()) for k in stems(w)}
-    keys = (keys & table.keys()) - _NOT_GUARDED
     said = stems(claim)
-    for key in sorted(keys):
+    for key in _guarded(question):
         wanted = table[key]
         if not said & wanted or states(premise, wanted):
             continue
@@ -192,6 +190,14 @@ def unstated(claim: str, question: str, premise: str, lang: str = "en") -> str:
             continue
         return key
     return ""
+
+
+@lru_cache(maxsize=64)  # one question, many claims
+def _guarded(question: str) -> tuple[str, ...]:
+    """The keys of :data:`RELATIONS` that ``question``'s own relation words give (:func:`_relation_word`), sorted, less
+    :data:`_NOT_GUARDED`."""
+    keys = {k for w in _QUESTION_WORD.findall(question) if _relation_word(w.lower()) for k in stems(w)}
+    return tuple(sorted((keys & _table().keys()) - _NOT_GUARDED))
 
 
 def _relation_word(word: str) -> bool:

@@ -72,14 +72,16 @@ _ADVERB_REPORT = re.compile(r"(?:additionally|also|furthermore|moreover|finally|
                             rf"(?=(?:{_MARK}\s*)+" + _REPORTING.pattern + ")", re.I)
 #: "[4][5][2]! states that": the small model's "!" after its marks, inside a sentence
 _MARKS_BANG = re.compile(r"\]!\s+(?=[a-z])")
+#: what the model calls its source: "the passage", "Document"
+_SOURCE = r"(?:passage|document|text|article|source)"
 #: "The passage (also) states that ..." / "According to the information in the passages, ..." /
 #: "В документе говорится, что ...":
 #: an opener about the prompt before the claim (the 1.5B model's stage-2 facts start so, 1 answer in 10)
 _PROMPT_OPENER = re.compile(
-    r"(?:(?:the|this)\s+(?:passage|document|text|article|source)\s+(?:also\s+)?"
+    r"(?:(?:the|this)\s+" + _SOURCE + r"\s+(?:also\s+)?"
     r"(?:states|says|mentions|notes|explains|indicates|reports|confirms)\s+(?:also\s+)?that\s+"
     r"|(?:according\s+to|based\s+on)\s+(?:(?:the|this)\s+)?(?:(?:information|facts|details)\s+(?:provided\s+|given\s+)?"
-    r"(?:in|from)\s+the\s+)?(?:passage|document|text|article|source)s?\s*(?:\[[\d,\s]+\]\s*)*,\s*"
+    r"(?:in|from)\s+the\s+)?" + _SOURCE + r"s?\s*(?:\[[\d,\s]+\]\s*)*,\s*"
     r"|(?:в|во)\s+(?:документе|тексте|отрывке|статье|источнике)\s+(?:также\s+)?"
     r"(?:говорится|сказано|указано|упоминается|отмечается|утверждается)\s*,?\s*(?:что\s+)?)",
     re.IGNORECASE)
@@ -345,7 +347,7 @@ _INFERENCE = re.compile(r",?\s+(?:(?:which|this|that)\s+(?:implies|suggests|indi
 #: its source, said after the fact (the citation marks are already removed)
 _SOURCE_TAIL = re.compile(r",\s*(?:(?:(?:which|that)\s+(?:is|was|are|were)\s+|as\s+(?:is\s+)?)?(?:mentioned|listed|stated|"
                           r"noted|given|shown|described|found|provided|indicated|explained|seen)\s+in|according\s+to)\s+"
-                          r"(?:the\s+)?(?:provided\s+|given\s+)?(?:document|passage|text|article|source)s?\b[^.!?]*"
+                          r"(?:the\s+)?(?:provided\s+|given\s+)?" + _SOURCE + r"s?\b[^.!?]*"
                           r"(?=[.!?]?\s*$)", re.I)
 
 
