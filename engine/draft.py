@@ -44,7 +44,7 @@ from .text.citations import format_citations, merge_adjacent, strip_citations
 from .text.clauses import asks_number, leading_clauses
 from .text.compare import alone, both, both_say, by_sides, choices, common, compared, in_common, named
 from .text.content import FUNCTION_WORDS, adds, answer_words, carried, stems, yes_no_question
-from .text.entities import SUBJECT_NOUN, SUBJECT_PRONOUNS, bare_title, found
+from .text.entities import DEMONYMS, SUBJECT_NOUN, SUBJECT_PRONOUNS, bare_title, found, names
 from .text.relevance import bm25_scores
 from .text.splitter import split_sentences
 
@@ -56,6 +56,7 @@ FALLBACK_QUOTES = "fallback:quotes"                 # nothing verified: the answ
 FINAL_FAILED = "final:failed"                       # final sentences failed and were kept (--no-drop-unsupported)
 FINAL_REMOVED = "final:removed"                     # final sentences failed and were removed (strict)
 FINAL_NONE_PASSED = "final:none_passed"             # none passed: the answer is the verified sentences
+UNCOVERED = "answer:uncovered"                      # the answer names nothing of a name the question names
 
 #: a verified fact the refinement dropped is put back only when it shares this many content-word
 #: stems with the question (``backbone_facts``)
@@ -647,6 +648,40 @@ def marks_before_stop(d: Draft, f: Facts) -> Draft:
     return replace(d, blocks=tuple(b.revise(changed) for b in d.blocks)) if changed else d
 
 
+#: a name as the question writes it, with its "of" parts ("Modern Drummer Hall of Fame", "the Duke of York")
+_QUESTION_NAME = re.compile(r"(?<![\w'’-])[A-ZА-ЯЁ][\w'’-]*(?:\s+(?:of\s+(?:the\s+)?)?[A-ZА-ЯЁ][\w'’-]*)*")
+#: a question's opening words that are no name ("How many ...", "Did the Battle of ...")
+_ASKING = frozenset("how why did does do can could would should will has have had is are was were".split())
+
+
+def uncovered(d: Draft, f: Facts) -> Draft:
+    """A warning (:data:`UNCOVERED`), the answer unchanged, when its passing sentences name no word of a name the
+    question names ("Counterparts" of "Which Canadian rock band released a song called "Counterparts" and had a
+    drummer who was inducted into the Modern Drummer Hall of Fame?", answered from the drummer's document alone): no
+    sentence shows that part of the question holds, and the analyst reading the answer should know before citing
+    it. Names are the question's capitalised runs with their "of" parts, their words as
+    :func:`~vericite.engine.text.entities.names` keeps them (not "Which", "The"), but a nationality ("American") or
+    the question's opening "How", "Did"; a run counts as named when half its
+    words are (:func:`~vericite.engine.text.entities.found`: "Rock and Roll Hall of Fame" in "the Rock Hall", not
+    "Modern Drummer Hall of Fame" in "the drummer"); nothing for an empty answer or a question not in English (its
+    opening words are not told from names there)."""
+    shown = " ".join(s.text for s in d.sentences if s.verdict == R.SUPPORTED)
+    if f.lang != "en" or not shown.strip():  # a Russian question's opening word is capitalised ("Городом какого ...")
+        return d
+    left = []
+    for m in _QUESTION_NAME.finditer(f.question):
+        words = [w for w in names(m.group(0)) if w.lower() not in DEMONYMS
+                 and not (m.start() == f.question.find(w) and w.lower() in _ASKING)]
+        if words and 2 * sum(found(w, shown) for w in words) < len(words):
+            left.append(re.sub(r"['’]s?$", "", m.group(0)[m.group(0).index(words[0]):]))
+    if not left:
+        return d
+    said = ", ".join(f'"{n}"' for n in dict.fromkeys(left))
+    return d.note(f"uncovered: the answer names nothing of {said}").warn(
+        UNCOVERED, f"the question names {said}, which no sentence of the answer mentions: nothing shown ties the "
+                   "answer to it")
+
+
 def quotes(d: Draft, f: Facts) -> Draft:
     """Per cited document of each supported final sentence, the span that carries it
     (``quotes``): each run of one to three adjacent sentences of the document scored alone against
@@ -698,7 +733,7 @@ def windows(text: str, lang: str = "en", size: int = 3) -> list[tuple[int, int]]
 #: stage 3's rules, in the order they run
 RULES: tuple[Rule, ...] = (final_check, as_written, add_nothing, asked_in_full, compared_by_measure, both_said, same_said,
                            common_said, strict, one_answer, trimmed, put_back_statements, put_back_facts, said_once,
-                           lenient_marks, marks_before_stop, quotes)
+                           lenient_marks, marks_before_stop, uncovered, quotes)
 
 
 def apply(d: Draft, f: Facts, rules: Sequence[Rule] = RULES) -> Draft:

@@ -374,8 +374,10 @@ def lead(picked: Picked, verified: Sequence[Statement], quotes: Sequence[Stateme
     citing another document first. When the head names part of the question, the tie is the other
     hop: it names a name the head leaves out and names the head's document title (:func:`_title_in`)
     or two of the head's names ("Air" alone does not tie "the U.S. Army Air Corps" to "Edwards Air
-    Force Base"), and, from the head's own document, says less than half of what the head says (not
-    a garbled copy of it). Of several ties, one naming the most of what the head leaves out ("Todd Boehly was the
+    Force Base"), and, from the head's own document, says less than half of what the head says beyond the
+    name it opens with (not a garbled copy of it; "Neil Ellwood Peart received an induction into the Modern Drummer
+    Hall of Fame" ties "Neil Ellwood Peart is the drummer ... for the rock band Rush" to the question's Hall of Fame).
+    Of several ties, one naming the most of what the head leaves out ("Todd Boehly was the
     former president of Guggenheim Partners", not "The firm's CEO is Mark Walter", for "What was Todd Boehly's
     former position at the firm where Mark Walter is the CEO?"). The
     answer is then the answer, then its link to the question (readers judge an answer by whether it
@@ -436,7 +438,10 @@ def lead(picked: Picked, verified: Sequence[Statement], quotes: Sequence[Stateme
     missing = [n for n in own if not found(n, head.text)]
     if missing or (not own and not kept_first):
         named = f"{head.text} {title}"
-        said = answer_words(head.text, question, lang)
+        # what the head says beyond its subject: another sentence of its document about the same one ("Neil Ellwood
+        # Peart received an induction into the Modern Drummer Hall of Fame") repeats its name, not what it says
+        subject = answer_words(m.group(0), "", lang) if (m := NAME_RUN.match(head.text)) else frozenset()
+        said = answer_words(head.text, question, lang) - subject
         # a title naming what the question names links nothing: it is the question's own subject, not a hop
         bridge = not kept_first or not any(found(n, title) for n in own)
 

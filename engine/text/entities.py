@@ -104,31 +104,38 @@ def names(text: str) -> list[str]:
 
 
 @lru_cache(maxsize=512)  # a document is the premise of many claims
-def _vocabulary(text: str) -> tuple[str, frozenset[str], frozenset[str]]:
-    """(lower-cased text, its word stems, the 5-letter prefixes of its stems of 5+ letters)."""
-    stems = frozenset(_stem(p) for w in _words(text) for p in w.split("-") if p)
+def _vocabulary(text: str, capitalised: bool = False) -> tuple[str, frozenset[str], frozenset[str]]:
+    """(lower-cased text, its word stems, the 5-letter prefixes of its stems of 5+ letters); ``capitalised``: the
+    stems of its capitalised words only."""
+    stems = frozenset(_stem(p) for w in _words(text) for p in w.split("-") if p and (not capitalised or p[0].isupper()))
     return text.lower(), stems, frozenset(s[:5] for s in stems if len(s) >= 5)
 
 
 def found(name: str, text: str) -> bool:
     """Whether ``name`` occurs in ``text``: as written (case aside), as the same stem, as a stem
     of 4+ letters that begins the other ("Генрихом" -> "генрих" ~ "Генрих" -> "генр"), or (5+
-    letters) as a stem with the same first five letters and at most two more or fewer
-    ("Норманные" ~ "Норманны"): inflections and derived forms the stemmer does not join. A name of
+    letters, Cyrillic) as a stem with the same first five letters and at most two more or fewer
+    ("Норманные" ~ "Норманны"): inflections and derived forms the stemmer does not join (English stems join
+    them; there the rule made "Collectibles" a form of "College"). A name of
     several words is found when it occurs as written or each of its words is found ("Muskegon County
-    Airport" is not found in "North Muskegon": the stem of the whole begins with "muskegon")."""
-    low, stems, prefixes = _vocabulary(text)
+    Airport" is not found in "North Muskegon": the stem of the whole begins with "muskegon"). A capitalised
+    Latin-script name's other forms are looked for among the text's capitalised words only: "Young" is not found
+    in "younger siblings" (an English name's forms keep its capital; a Russian name's adjective does not:
+    "Москва", "московский")."""
+    low, _, _ = _vocabulary(text)
     if re.search(r"(?<!\w)" + re.escape(name.lower()) + r"(?!\w)", low):
         return True
     if len(parts := name.split()) > 1:
         return all(found(p, text) for p in parts)
+    _, stems, prefixes = _vocabulary(text, name[:1].isupper() and _script(name) == "latin")
     st = _stem(name)
     if st in stems:
         return True
     if len(st) < 4:
         return False
     return any((s.startswith(st) or st.startswith(s)) and len(s) >= 4 for s in stems) or (
-        len(st) >= 5 and st[:5] in prefixes and any(abs(len(s) - len(st)) <= 2 and s[:5] == st[:5] for s in stems))
+        len(st) >= 5 and _script(name) == "cyrillic" and st[:5] in prefixes
+        and any(abs(len(s) - len(st)) <= 2 and s[:5] == st[:5] for s in stems))
 
 
 def unsupported_names(premise: str, hypothesis: str) -> list[str]:

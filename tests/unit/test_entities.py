@@ -27,6 +27,16 @@ def test_found_tolerates_case_inflection_and_stemmer_quirks():
     assert not found("Counterparts", "Stewart Copeland was the drummer of the Police.")
 
 
+
+def test_a_capitalised_english_name_is_not_found_in_a_common_word_of_its_stem():
+    # "Young" (Neil Young) in "younger siblings" made a sentence of the document "Adolescence" a second hop
+    assert not found("Young", "Older siblings can give guidance to younger siblings.")
+    assert not found("Bush", "The bushes grew along the river.")
+    assert found("Young", "Youngs was the family's name.")  # a capitalised form still counts
+    assert found("Young", "Neil young")  # the name as written, case aside
+    assert found("Московский", "студенты московского университета")  # a Russian name's adjective is lower-case
+    assert not found("Collectibles", "the Savannah College of Art and Design")  # same five letters, another word
+
 def test_a_name_of_several_words_is_found_word_by_word_not_by_its_first_word():
     assert not found("Muskegon County Airport", "North Muskegon is a city in Michigan.")
     assert found("Muskegon County Airport", "It serves the Muskegon County Airport.")

@@ -376,6 +376,20 @@ def test_a_lead_naming_part_of_the_question_is_tied_by_a_strong_link_only():
     assert picked.sentences == (featured, career)
 
 
+def test_a_tie_from_the_heads_own_document_may_repeat_the_name_the_head_opens_with():
+    # the head's three-word name is not "what it says": the Hall of Fame sentence says something else of him
+    q = ('Which Canadian rock band released a song called "Counterparts" and had a drummer who was inducted into the '
+         'Modern Drummer Hall of Fame?')
+    rush = fact("Neil Ellwood Peart is the drummer and primary lyricist for the rock band Rush.", (5,))
+    hall = fact('Neil Ellwood Peart received an induction into the "Modern Drummer" Hall of Fame in 1983.', (5,))
+    moon = fact('Keith Moon was inducted into the "Modern Drummer" Hall of Fame in 1982.', (2,))
+    opening_1 = ('Neil Peart, the drummer of the rock band Rush, released a song called "Counterparts" and had a drummer '
+               'who was inducted into the Modern Drummer Hall of Fame.')
+    picked = SEL.compose(SEL.Selection("Neil Ellwood Peart", (1, 2)), [rush, hall, moon], q,
+                         titles=["Keith Moon", "", "", "", "Neil Peart"], opening=opening_1)
+    assert [s.text for s in picked.sentences] == [rush.text, hall.text]
+
+
 def test_a_first_pick_saying_stage_1s_answer_is_followed_by_its_tie_to_the_name_it_leaves_out():
     # the model picked the bridge sentence ("... mixture of Picric acid ..."), which says stage 1's answer but
     # not the formula the question names: the verified sentence naming the formula and the bridge follows it
@@ -517,8 +531,10 @@ def test_a_quoted_document_sentence_passes_the_final_check_and_adds_nothing():
     llm = PickingLLM(replies)
     pipe = VeriCite(llm, WordChecker(), prompts=PromptSet.load("facts-en-kv"), settings=Settings(claim_words=0))
     res = pipe.answer("In which year was the drummer of Rush inducted into the Modern Drummer Hall of Fame?", DOCS)
-    assert res.answer == "Peart was inducted into the Modern Drummer Hall of Fame in 1983 [1]."
-    assert [s.verdict for s in res.final] == [R.SUPPORTED] and res.warnings == []
+    # then the sentence tying it to the question's Rush, from the same document (it repeats only his name)
+    assert res.answer == ("Peart was inducted into the Modern Drummer Hall of Fame in 1983 [1]. "
+                          "Neil Peart was the drummer of the rock band Rush [1].")
+    assert [s.verdict for s in res.final] == [R.SUPPORTED] * 2 and res.warnings == []
 
 
 def test_a_comparison_or_yes_no_answer_opens_with_its_short_answer_checked_as_a_claim():

@@ -470,3 +470,33 @@ def test_a_sentence_an_earlier_one_says_is_said_once():
                     "Yes [1, 2].", rewritten=True)
     d = D.Draft((D.Block("x", (yes, sentence("Neil Peart played for the band Rush."))),), ())
     assert len(D.said_once(d, f).sentences) == 2
+
+
+def test_a_name_of_the_question_the_answer_never_mentions_is_a_warning_not_a_change():
+    q = ('Which Canadian rock band released a song called "Counterparts" and had a drummer who was inducted into the '
+         "Modern Drummer Hall of Fame?")
+    f = replace(fake_facts(), question=q)
+    rush = "Neil Ellwood Peart is the drummer and primary lyricist for the rock band Rush [5]."
+    d = D.final_check(D.Draft.of(rush), f)
+    out = D.uncovered(d, f)
+    assert out.text() == d.text() and [w.code for w in out.warnings] == [D.UNCOVERED]
+    # the nationality and the opening "Which" are no names; the Hall of Fame is missing too
+    assert '"Counterparts", "Modern Drummer Hall of Fame"' in out.warnings[0].text and "Canadian" not in out.warnings[0].text
+    # half the words of a name are enough ("the Hall of Fame", not "the drummer"); a failing sentence shows nothing
+    hall = rush + " He was inducted into the Hall of Fame in 1983 [5]."
+    assert '"Counterparts"' in D.uncovered(D.final_check(D.Draft.of(hall), f), f).warnings[0].text
+    assert "Modern" not in D.uncovered(D.final_check(D.Draft.of(hall), f), f).warnings[0].text
+    failing = replace(f, check=fake_facts(bad_words=("Counterparts",)).check)
+    told = D.final_check(D.Draft.of(rush + ' Rush released "Counterparts" in 1993 [7].'), failing)
+    assert D.uncovered(told, failing).warnings
+    said = D.final_check(D.Draft.of(rush + ' Rush released "Counterparts" in 1993 [7].'), f)
+    assert [w.text for w in D.uncovered(said, f).warnings] == [
+        'the question names "Modern Drummer Hall of Fame", which no sentence of the answer mentions: nothing shown ties '
+        "the answer to it"]
+    # an opening "Did" or "How" is no name; an empty answer warns of nothing here
+    did = replace(f, question="Did Rush release Counterparts?")
+    assert not D.uncovered(D.final_check(D.Draft.of('Rush released "Counterparts" [7].'), did), did).warnings
+    assert not D.uncovered(D.final_check(D.Draft.of(""), f), f).warnings
+    ru = replace(f, question="Городом какого типа была Варшава?", lang="ru")
+    assert not D.uncovered(D.final_check(D.Draft.of("Это был большой город [1]."), ru), ru).warnings
+    assert D.uncovered in D.RULES
