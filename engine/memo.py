@@ -22,13 +22,13 @@ _TEXT = {
            "partial": "`*` after a footnote: that document supports the sentence only in part (lenient mode); "
                       "check it before you rely on it.",
            "gives": "document {o} gives {ov} where document {d} gives {v}", "none": "(no answer: {why})",
-           "document": "Document", "p": "P"},
+           "document": "Document", "p": "P", "note": "Note"},
     "ru": {"sources": "Источники", "conflicts": "Противоречия между документами", "marks": "Пометки",
            "left": "Что не вошло", "dropped": "утверждений, которые не подтверждаются цитируемыми документами",
            "partial": "`*` после сноски: документ подтверждает предложение лишь частично (мягкий режим); "
                       "проверьте его, прежде чем опираться на него.",
            "gives": "документ {o} указывает {ov}, а документ {d} — {v}", "none": "(нет ответа: {why})",
-           "document": "Документ", "p": "P"},
+           "document": "Документ", "p": "P", "note": "Примечание"},
 }
 
 
@@ -41,12 +41,15 @@ def _footnotes(match: re.Match) -> str:
 
 
 def memo(result: VerifiedAnswer) -> str:
-    """The answer as a Markdown memo (str, ends with a newline): title, answer with footnotes, sources
-    with quotes, conflicts, marks, left out."""
+    """The answer as a Markdown memo (str, ends with a newline): title, answer with footnotes, the warnings as
+    notes, sources with quotes, conflicts, marks, left out."""
     lang = "ru" if result.settings.get("lang") == "ru" else "en"
     t = _TEXT[lang]
     lines = [f"# {result.question}", ""]
     lines += [_MARK.sub(_footnotes, result.answer) if result.answer else t["none"].format(why=result.empty_reason), ""]
+    # what the reader must know before citing the answer (a part of the question nothing shown covers, sentences
+    # removed by the final check): under the answer, not in a log
+    lines += [f"> **{t['note']}:** {w}" for w in result.warnings] + ([""] if result.warnings else [])
     cited = sorted({c for s in result.final for c in s.citations if 1 <= c <= len(result.documents)})
     if cited:
         lines += [f"## {t['sources']}", ""]

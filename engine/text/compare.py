@@ -71,8 +71,9 @@ _NUMBERED_TITLE = re.compile(r"\d[\w'’.&-]*(?:\s+[A-Z0-9][\w'’.&-]*)*")
 #: the kind asked for: "what type of media", "which kind of film"
 _KIND = re.compile(r"\b(?:what|which)\s+(?:type|kind|sort|genre|form)s?\s+of\s+(?P<noun>[a-z]+)", re.I)
 # a name as the question writes it: capitalised words (or numbers, "Commodore 16"), with the small
-# words a title keeps ("In the Realm of the Hackers", "Song of the South")
-_SMALL = r"(?:of|the|and|de|du|von|van|la|le|in|on|a|an|for|v\.|vs\.)"
+# words a title keeps ("In the Realm of the Hackers", "Song of the South"), and a name's particles ("Nelson Pereira dos
+# Santos", "I Capuleti e i Montecchi", "Ludwig Mies van der Rohe")
+_SMALL = r"(?:of|the|and|de|du|von|van|la|le|in|on|a|an|for|v\.|vs\.|dos|das|da|di|del|della|der|den|e|i|y)"
 _WORD_OF_NAME = rf"(?:[A-Z0-9][\w'’.&-]*|{_SMALL}(?=(?:\s+{_SMALL})*\s+[A-Z0-9]))"
 _RUN = re.compile(rf"(?<![\w-])[A-Z][\w'’.&-]*(?:,?\s+{_WORD_OF_NAME})*")
 #: the question asks for the earlier date / the later one

@@ -632,3 +632,18 @@ def test_both_a_or_b_asks_the_same_of_both_not_which_of_them():
                           shown=[ferns, orchids]) == "No"
     # "Is A or B ...?" is still a choice
     assert choices("Is Lygodium or Maxillaria a genus of orchids?") == ["Lygodium", "Maxillaria"]
+
+
+def test_a_name_with_lower_case_particles_is_one_of_the_two_things():
+    # "dos" split "Nelson Pereira dos Santos", and "Nelson", "Pereira" became words the question asks of both: the
+    # answer said "No" beside two sentences calling both directors
+    q = "Are Fabián Bielinsky and Nelson Pereira dos Santos both directors?"
+    shown = ["Fabián Bielinsky was an Argentine film director born in Buenos Aires.",
+             "Nelson Pereira dos Santos is a Brazilian film director."]
+    assert both(q) == ["Fabián Bielinsky", "Nelson Pereira dos Santos"]
+    assert by_sides(q, shown) == "" and both_say(q, shown)
+    q = "Are Der Rosenkavalier and I Capuleti e i Montecchi both comic operas?"
+    shown = ["Der Rosenkavalier is a comic opera in three acts by Richard Strauss.",
+             'I Capuleti e i Montecchi ("The Capulets and the Montagues") is an Italian opera ("Tragedia lirica") in two '
+             "acts by Vincenzo Bellini."]
+    assert both(q) == ["Der Rosenkavalier", "I Capuleti e i Montecchi"] and by_sides(q, shown) == "No"

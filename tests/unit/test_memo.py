@@ -72,3 +72,16 @@ def test_overlapping_quotes_of_one_document_are_shown_once_in_reading_order():
     res = replace(res, final=[replace(s, quotes=(late,)), replace(s, quotes=(early,)), replace(s, quotes=(wider,))])
     _, defined = structure(memo(res))
     assert defined["2"] == f'**[2] {DOCS[1].title}**: "{text[:cut + 1]}" … "{text[cut + 2:]}"'
+
+
+def test_the_answers_warnings_are_notes_under_it():
+    # the answer names Rush through the drummer alone: the question's "Counterparts" is covered by no sentence, and
+    # the analyst reads that under the answer, not in a log
+    q = 'Which band released the song "Counterparts" and had Neil Peart as its drummer?'
+    said = "Neil Peart was the drummer of Rush [1]."
+    replies = {"answer": said, "gate": "No", "refine": said}
+    res = VeriCite(ScriptedLLM(replies), WordChecker(), settings=Settings(claim_words=0)).answer(q, DOCS)
+    md = memo(res)
+    assert res.warnings and all(f"> **Note:** {w}" in md for w in res.warnings)
+    assert '"Counterparts"' in md.split("## Sources")[0]
+    assert md.index("> **Note:**") < md.index("## Sources")
