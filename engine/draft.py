@@ -56,7 +56,7 @@ FALLBACK_QUOTES = "fallback:quotes"                 # nothing verified: the answ
 FINAL_FAILED = "final:failed"                       # final sentences failed and were kept (--no-drop-unsupported)
 FINAL_REMOVED = "final:removed"                     # final sentences failed and were removed (strict)
 FINAL_NONE_PASSED = "final:none_passed"             # none passed: the answer is the verified sentences
-UNCOVERED = "answer:uncovered"                      # the answer names nothing of a name the question names
+UNCOVERED = "answer:uncovered"                      # the answer leaves out a name the question names
 
 #: a verified fact the refinement dropped is put back only when it shares this many content-word
 #: stems with the question (``backbone_facts``)
@@ -655,8 +655,8 @@ _ASKING = frozenset("how why did does do can could would should will has have ha
 
 
 def uncovered(d: Draft, f: Facts) -> Draft:
-    """A warning (:data:`UNCOVERED`), the answer unchanged, when its passing sentences name no word of a name the
-    question names ("Counterparts" of "Which Canadian rock band released a song called "Counterparts" and had a
+    """A warning (:data:`UNCOVERED`), the answer unchanged, when its passing sentences mention too little of a name
+    the question names ("Counterparts" of "Which Canadian rock band released a song called "Counterparts" and had a
     drummer who was inducted into the Modern Drummer Hall of Fame?", answered from the drummer's document alone): no
     sentence shows that part of the question holds, and the analyst reading the answer should know before citing
     it. Names are the question's capitalised runs with their "of" parts, their words as
@@ -677,7 +677,7 @@ def uncovered(d: Draft, f: Facts) -> Draft:
     if not left:
         return d
     said = ", ".join(f'"{n}"' for n in dict.fromkeys(left))
-    return d.note(f"uncovered: the answer names nothing of {said}").warn(
+    return d.note(f"uncovered: the answer mentions too little of {said}").warn(
         UNCOVERED, f"the question names {said}, which no sentence of the answer mentions: nothing shown ties the "
                    "answer to it")
 
