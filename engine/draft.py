@@ -44,7 +44,7 @@ from .text.citations import format_citations, merge_adjacent, strip_citations
 from .text.clauses import asks_number, leading_clauses
 from .text.compare import alone, both, both_say, by_sides, choices, common, compared, in_common, named
 from .text.content import FUNCTION_WORDS, adds, answer_words, carried, stems, yes_no_question
-from .text.entities import DEMONYMS, SUBJECT_NOUN, SUBJECT_PRONOUNS, bare_title, found, names
+from .text.entities import DEMONYMS, FULL_NAME, SUBJECT_NOUN, SUBJECT_PRONOUNS, bare_title, found, names
 from .text.relevance import bm25_scores
 from .text.splitter import split_sentences
 
@@ -648,8 +648,8 @@ def marks_before_stop(d: Draft, f: Facts) -> Draft:
     return replace(d, blocks=tuple(b.revise(changed) for b in d.blocks)) if changed else d
 
 
-#: a name as the question writes it, with its "of" parts ("Modern Drummer Hall of Fame", "the Duke of York")
-_QUESTION_NAME = re.compile(r"(?<![\w'’-])[A-ZА-ЯЁ][\w'’-]*(?:\s+(?:of\s+(?:the\s+)?)?[A-ZА-ЯЁ][\w'’-]*)*")
+#: a name as the question writes it, with its "of" parts ("Modern Drummer Hall of Fame"), not inside a word ("iPods")
+_QUESTION_NAME = re.compile(r"(?<![\w'’-])" + FULL_NAME)
 #: a question's opening words that are no name ("How many ...", "Did the Battle of ...")
 _ASKING = frozenset("how why did does do can could would should will has have had is are was were".split())
 

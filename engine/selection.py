@@ -39,7 +39,7 @@ from .text.compare import (
     two_things,
 )
 from .text.content import FUNCTION_WORDS, answer_words, stems, yes_no_question
-from .text.entities import DEMONYMS, NAME_RUN, SUBJECT_NOUN, SUBJECT_PRONOUNS, bare_title, found
+from .text.entities import DEMONYMS, FULL_NAME, NAME_RUN, SUBJECT_NOUN, SUBJECT_PRONOUNS, bare_title, found
 from .text.entities import names as names_in
 from .text.relations import asked, asked_phrase, states
 from .text.relevance import bm25_scores
@@ -505,7 +505,7 @@ _SHARED = re.compile(r"\bboth\b|\bin\s+common\b", re.I)
 #: a year ("1981"), as :func:`~vericite.engine.text.content.answer_words` keeps it
 _YEAR = re.compile(r"\b1\d{3}\b|\b20\d{2}\b")
 #: a name with its "of" parts: "University of Miami", "Duke of York", "Bank of the West"
-_FULL_NAME = re.compile(r"[A-Z][\w'’-]*(?:\s+(?:of(?:\s+the)?\s+)?[A-Z][\w'’-]*)*")
+_FULL_NAME = re.compile(FULL_NAME)
 
 
 def next_hop(picked: Picked, verified: Sequence[Statement], quotes: Sequence[Statement], question: str,

@@ -30,6 +30,8 @@ from .content import FUNCTION_WORDS, META_WORDS
 
 #: a run of capitalised words: a name as written ("Sir Robert Peel", "Islam", "Jiangsu")
 NAME_RUN = re.compile(r"[A-Z][\w'’-]*(?:\s+[A-Z][\w'’-]*)*")
+#: a name with its "of" parts: "University of Miami", "Duke of York", "Modern Drummer Hall of Fame"
+FULL_NAME = r"[A-Z][\w'’-]*(?:\s+(?:of(?:\s+the)?\s+)?[A-Z][\w'’-]*)*"
 
 _WORD = re.compile(r"[^\W\d_][\w'’.\-]*", re.UNICODE)
 _SENTENCE_START = re.compile(r"(?:^|[.!?:;\"«(\[]\s*)$")
@@ -103,7 +105,7 @@ def names(text: str) -> list[str]:
     return out
 
 
-@lru_cache(maxsize=512)  # a document is the premise of many claims
+@lru_cache(maxsize=1024)  # a document is the premise of many claims (in both modes)
 def _vocabulary(text: str, capitalised: bool = False) -> tuple[str, frozenset[str], frozenset[str]]:
     """(lower-cased text, its word stems, the 5-letter prefixes of its stems of 5+ letters); ``capitalised``: the
     stems of its capitalised words only."""
@@ -122,12 +124,11 @@ def found(name: str, text: str) -> bool:
     Latin-script name's other forms are looked for among the text's capitalised words only: "Young" is not found
     in "younger siblings" (an English name's forms keep its capital; a Russian name's adjective does not:
     "Москва", "московский")."""
-    low, _, _ = _vocabulary(text)
+    low, stems, prefixes = _vocabulary(text, name[:1].isupper() and _script(name) == "latin")
     if re.search(r"(?<!\w)" + re.escape(name.lower()) + r"(?!\w)", low):
         return True
     if len(parts := name.split()) > 1:
         return all(found(p, text) for p in parts)
-    _, stems, prefixes = _vocabulary(text, name[:1].isupper() and _script(name) == "latin")
     st = _stem(name)
     if st in stems:
         return True
