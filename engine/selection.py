@@ -43,6 +43,7 @@ from .text.entities import DEMONYMS, FULL_NAME, NAME_RUN, SUBJECT_NOUN, SUBJECT_
 from .text.entities import names as names_in
 from .text.relations import asked, asked_phrase, states
 from .text.relevance import bm25_scores
+from .text.splitter import split_sentences
 
 #: at most this many sentences in a picked answer
 MAX_PICKS = 3
@@ -222,12 +223,15 @@ def antecedents_first(sentences: Sequence[Statement]) -> list[Statement]:
 
 
 _NAME_WORD = re.compile(r"[^\W\d_][\w'’.-]*")  # a word of a title or name: starts with a letter
-_LOWER_IN_NAMES = frozenset({"of", "the", "and", "de", "da", "di", "von", "van", "du", "la", "le", "del", "in", "on"})
+#: small words a title that is a name may hold: "Charles Carroll of Carrollton", "Fight for My Way", "Gone with the Wind"
+_LOWER_IN_NAMES = frozenset({"of", "the", "and", "de", "da", "di", "von", "van", "du", "la", "le", "del", "in", "on",
+                             "for", "to", "a", "an", "at", "by", "with", "from", "or"})
 
 
 def _a_name(title: str) -> bool:
     """Whether a title reads as a name ("Palms Casino Resort", "Charles Carroll of Carrollton"):
-    at most six words, each alphabetic one capitalised or a name particle ("Press release 2021" is not)."""
+    at most six words, each alphabetic one capitalised or a name particle or small word ("Fight for My Way";
+    "Press release 2021" is not)."""
     words = _NAME_WORD.findall(title)
     return 0 < len(words) <= 6 and all(w[0].isupper() or w.lower() in _LOWER_IN_NAMES for w in words)
 
@@ -331,12 +335,14 @@ def compose(sel: Selection, verified: Sequence[Statement], question: str, lang: 
       (``quotes``: the documents' sentences verbatim, each citing its document) says more of what
       stage 1's ``opening`` says beyond the question than the first sentence chosen, it leads,
       followed by the sentence that ties it to the question when it names nothing the question does;
+    - before the steps below read the picks, a pick that is a document sentence cut short is shown whole when the
+      rest carries the answer or its next hop (:func:`in_full`);
     - an opening pronoun resolved to the cited document's title (:func:`resolve_pronoun`;
       ``titles``, ``texts``: the documents' titles and texts in order); a sentence whose pronoun
       stays put after a sentence of its document that names the subject (:func:`antecedents_first`),
       and a document sentence whose pronoun stays never leads (:func:`lead`).
     """
-    picked = _compose(sel, verified, question, lang, opening, titles)
+    picked = in_full(_compose(sel, verified, question, lang, opening, titles), quotes, question, lang, titles, texts)
     if two_things(question):
         picked = both_sides(picked, verified, quotes, question, lang, titles, texts)
     elif not sel.yes_no:
@@ -352,6 +358,83 @@ def compose(sel: Selection, verified: Sequence[Statement], question: str, lang: 
     return replace(picked, sentences=ordered, notes=notes)
 
 
+#: a document sentence shown whole in place of a shortened copy has at most this many words
+FULL_WORDS = 60
+
+
+def in_full(picked: Picked, quotes: Sequence[Statement], question: str, lang: str = "en", titles: Sequence[str] = (),
+            texts: Sequence[str] = ()) -> Picked:
+    """``picked`` with each sentence that is a document sentence cut short shown whole.
+
+    The LLM steps copy a document sentence and stop early ("Corn Ranch is a spaceport in the West Texas town of
+    Van Horn, Texas" of "..., Texas, where flight tests of the New Shepard are carried out by Blue Origin";
+    "Ignacy Jan Paderewski was a Polish pianist and composer" of "... composer, politician and spokesman for
+    Polish independence"): what they cut named the next hop or the answer. A picked sentence citing one
+    document is replaced by the sentence of ``quotes`` (the documents' sentences verbatim, each citing its
+    document; an opening pronoun resolved to the title, :func:`resolve_pronoun`, one that stays never used) of
+    that document holding every word of it in its order (case folded; "Rush released Counterparts" is no cut of
+    "Counterparts is a song by ... Rush, released in 1993"), at most :data:`FULL_WORDS` words, whose rest carries the
+    answer or its next hop (:func:`_carries`: it states the relation the question asks, or names one whom another
+    document's sentence stating it names; a rest restating the question's premise, "Released on June 26, 1937, the
+    cartoon ...", carries neither); of several, the one saying the most words of the question, then the shortest. The
+    final check then checks it like any answer sentence.
+
+    Returns:
+        ``picked`` unchanged when the question asks no relation :func:`~vericite.engine.text.relations.asked` reads
+        or no sentence is so replaced; else its sentences with the replacements and a trace note.
+    """
+    wanted = asked(question, lang)
+    if not wanted:
+        return picked
+    asked_words = answer_words(question, "", lang)
+    out: list[Statement] = []
+    for s in picked.sentences:
+        words = [w.casefold() for w in _WORD.findall(s.text)]
+        said = answer_words(s.text, "", lang)
+        best: tuple[int, int, Statement] | None = None
+        for q in quotes if len(s.citations) == 1 else ():
+            if q.citations != s.citations:
+                continue
+            whole = resolve_pronoun(q, titles, texts)
+            n = len(whole.text.split())
+            if whole.text == s.text or n > FULL_WORDS or dangling(whole.text) or not _in_order(
+                    words, [w.casefold() for w in _WORD.findall(whole.text)]):
+                continue
+            if not _carries(whole.text, s, wanted, quotes, question, lang):
+                continue
+            more = len((answer_words(whole.text, "", lang) & asked_words) - said)
+            if best is None or (more, -n) > best[:2]:
+                best = (more, -n, whole)
+        if best is None:
+            out.append(s)
+        elif best[2].text not in {o.text for o in out}:  # two picks cut from one sentence: it is shown once
+            out.append(best[2])
+    changed = [s.text for s in out if s not in picked.sentences]
+    if not changed and len(out) == len(picked.sentences):
+        return picked
+    note = ("answer: a sentence cut short of its document's sentence shown whole (the rest carries the answer or its "
+            f"next hop): {changed}")
+    return replace(picked, sentences=tuple(out), notes=picked.notes + (note,))
+
+
+def _carries(whole: str, cut: Statement, wanted: frozenset[str], quotes: Sequence[Statement], question: str,
+             lang: str) -> bool:
+    """Whether what ``whole`` says beyond ``cut`` states the relation the question asks (``wanted``,
+    :func:`~vericite.engine.text.relations.asked`), or names a name (one neither ``cut`` nor the question names) that a
+    sentence of ``quotes`` from another document names while stating it: the rest carries the answer or its next hop."""
+    if (stems(whole, lang) - stems(cut.text, lang)) & wanted:
+        return True
+    new = [n for n in names_in(whole) if not found(n, cut.text) and not found(n, question)]
+    return any(q.citations != cut.citations and states(q.text, wanted, lang) and found(n, q.text)
+               for q in quotes for n in new)
+
+
+def _in_order(words: Sequence[str], text: Sequence[str]) -> bool:
+    """Whether ``words`` occur in ``text`` (both lists of words) in their order, others between them."""
+    rest = iter(text)
+    return all(w in rest for w in words)
+
+
 def lead(picked: Picked, verified: Sequence[Statement], quotes: Sequence[Statement], question: str,
          opening: str, lang: str = "en", titles: Sequence[str] = (), texts: Sequence[str] = (),
          answer: str = "") -> Picked:
@@ -364,7 +447,8 @@ def lead(picked: Picked, verified: Sequence[Statement], quotes: Sequence[Stateme
     ``quotes`` (document sentences, verbatim) sharing the most
     :func:`~vericite.engine.text.content.answer_words` with the opening, read with its opening pronoun
     or "The city" resolved (:func:`resolve_pronoun`: as it will be shown), (verified ones first
-    among equals, then the most relevant to the question and the opening) leads when it shares
+    among equals, then those sharing the most names with sentences naming the question's names,
+    :func:`_most_linked`, then the most relevant to the question and the opening) leads when it shares
     more than the first picked sentence does. When it leaves out a name the question names (the
     second hop: "He has had seven top 20 US albums"; "After achieving success in the Western TV
     series "Rawhide", he rose ..." for a friend of Pat Hingle's), the picked, verified or document
@@ -431,6 +515,8 @@ def lead(picked: Picked, verified: Sequence[Statement], quotes: Sequence[Stateme
         head = first
     else:
         best = [s for s in verified if score(s) == top] or [s for s in quotes if score(s) == top]
+        if len(best) > 1:
+            best = _most_linked(best, pool, question, titles, texts)
         head = best[0] if len(best) == 1 else ranked(best, question, opening)[0]
     title = titles[head.citations[0] - 1] if head.citations and 0 < head.citations[0] <= len(titles) else ""
     chain = [head]
@@ -500,6 +586,30 @@ def lead(picked: Picked, verified: Sequence[Statement], quotes: Sequence[Stateme
     return Picked(tuple(sentences), picked.notes + (note,), None)
 
 
+def _most_linked(candidates: Sequence[Statement], pool: Sequence[Statement], question: str, titles: Sequence[str] = (),
+                 texts: Sequence[str] = ()) -> list[Statement]:
+    """Of ``candidates`` (equally close to stage 1's answer), those sharing the most names (:func:`shared_names`) with
+    the sentences of ``pool`` that name a name of the question: the one the chain from the question reaches ("... in
+    New Hampshire was won by Hillary Clinton", not "... in Texas was won by Donald Trump ... over Hillary Clinton", for
+    the state where a home in "Concord, New Hampshire" is). Naming the question's names counts for nothing here (a
+    sentence restating the question, "Nintendo's limit ... was 5", or naming only its "Georgia" is not the closer one).
+    All of them when the question names nothing or no sentence of ``pool`` names a name of it."""
+    own = names_in(question)
+    about_it = [s.text for s in pool if any(found(n, s.text) for n in own)]
+    if not about_it:
+        return list(candidates)
+
+    def linked(s: Statement) -> int:
+        text = resolve_pronoun(s, titles, texts).text
+        return len({n for b in about_it if b != s.text for n in shared_names(text, b, question)})
+
+    counts = [linked(s) for s in candidates]
+    return [s for s, n in zip(candidates, counts) if n == max(counts)]
+
+
+#: words that begin names without being one ("South" of "South Korean", "Western" of "Western Australia")
+_NAME_ADJECTIVES = frozenset("north south east west northern southern eastern western central new old great upper "
+                             "lower greater united".split())
 #: "What pursuit did both A and B have in common?": a question about two things, not a chain of hops
 _SHARED = re.compile(r"\bboth\b|\bin\s+common\b", re.I)
 #: a year ("1981"), as :func:`~vericite.engine.text.content.answer_words` keeps it
@@ -517,9 +627,11 @@ def next_hop(picked: Picked, verified: Sequence[Statement], quotes: Sequence[Sta
     by Laura Knight") and stop. When the first picked sentence that names a name of the question introduces a name the
     question lacks, and does not state the relation the question asks (:func:`~vericite.engine.text.relations.asked`:
     "married", "wife", "husband" for "married"), the verified or document sentence (``quotes``, verbatim; an opening
-    pronoun resolved to its document's title, one that stays never used) that names that new name, names none of the
-    question's own (but those of the new name: "Mach" of "Ernst Mach"; a nationality is no name here: "the 2014 American
-    ... film") and states the relation (no picked sentence naming a name of the question or the new one states it)
+    pronoun resolved to its document's title, one that stays never used) that names that new name (or is of a document
+    whose opening sentence names it: "... with over 150 million copies sold" in "The Lord of the Rings", which opens
+    naming Tolkien, counts as naming one; a nationality, "British", is no one new), names none of the question's own
+    (but those of the new name: "Mach" of "Ernst Mach"; a nationality is no name here: "the 2014 American ... film")
+    and states the relation (no picked sentence naming a name of the question or the new one states it)
     ("Laura Knight married Harold Knight in 1903") leads, the first sentence following as its link to the question: the
     answer first, then the hop before it. Among several, those naming more of the new names, from another document than
     the first sentence's, naming the new names themselves (not only being of their document), then the most relevant to
@@ -537,6 +649,8 @@ def next_hop(picked: Picked, verified: Sequence[Statement], quotes: Sequence[Sta
     # opener, "Born in ...", names nothing)
     firsts = [(s, [n for n in names_in(s.text) if not found(n, question) and found(n, s.text.split(" ", 1)[-1])])
               for s in picked.sentences if any(found(n, s.text) for n in asked_of)]
+    # a nationality is no one new ("British" of "the British First Army" is not whom "the British bombed" is about)
+    firsts = [(s, [n for n in ns if n.lower() not in DEMONYMS]) for s, ns in firsts]
     found_head, new = next(((s, list(dict.fromkeys(ns))) for s, ns in firsts if ns), (None, []))
     if found_head is None:
         return picked
@@ -571,10 +685,20 @@ def next_hop(picked: Picked, verified: Sequence[Statement], quotes: Sequence[Sta
     # was 3,771.9 people per square mile" in the document "San Diego")
     own_doc = {k + 1 for k, t in enumerate(titles) if (words := set(bare_title(t).split())) and words <= set(new)}
 
+    # one of a document whose opening sentence names the new one is about a work or part of it ("... is one of the
+    # best-selling novels ever written, with over 150 million copies sold" in "The Lord of the Rings", which opens
+    # "... a novel written by ... J. R. R. Tolkien"): it counts as naming one (a name of five letters or more)
+    long_new = [n for n in new if len(n) >= 5 and n.lower() not in _NAME_ADJECTIVES]
+    opened = {k + 1 for k, t in enumerate(texts) if long_new and (o := split_sentences(t[:600], lang))
+              and any(found(n, o[0]) for n in long_new)}  # the splitter keeps "J. R. R. Tolkien" whole
+
     def of_new(s: Statement) -> int:  # how many of the new names it names; a sentence of the new one's own
         # document names them all ("... for a total of 38 matchdays" in "La Liga" is about La Liga as much as
         # "Back-to-back La Liga titles ... drew larger crowds to the games")
-        return len(new) if len(s.citations) == 1 and s.citations[0] in own_doc else sum(found(n, s.text) for n in new)
+        one = len(s.citations) == 1
+        if one and s.citations[0] in own_doc:
+            return len(new)
+        return sum(found(n, s.text) for n in new) or int(one and s.citations[0] in opened)
 
     pool = [s for s in _usable([*verified, *quotes], titles, texts) if s.text != head.text and states(s.text, wanted, lang)
             and of_new(s) and not any(found(n, without_new(s.text)) for n in own)]

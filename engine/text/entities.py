@@ -115,7 +115,8 @@ def _vocabulary(text: str, capitalised: bool = False) -> tuple[str, frozenset[st
 
 def found(name: str, text: str) -> bool:
     """Whether ``name`` occurs in ``text``: as written (case aside), as the same stem, as a stem
-    of 4+ letters that begins the other ("Генрихом" -> "генрих" ~ "Генрих" -> "генр"), or (5+
+    of 4+ letters that begins the other ("Генрихом" -> "генрих" ~ "Генрих" -> "генр"; in Latin script with at most
+    three letters more or fewer: "Texan" ~ "Texas", not "Generalissimo" ~ "General"), or (5+
     letters, Cyrillic) as a stem with the same first five letters and at most two more or fewer
     ("Норманные" ~ "Норманны"): inflections and derived forms the stemmer does not join (English stems join
     them; there the rule made "Collectibles" a form of "College"). A name of
@@ -134,7 +135,10 @@ def found(name: str, text: str) -> bool:
         return True
     if len(st) < 4:
         return False
-    return any((s.startswith(st) or st.startswith(s)) and len(s) >= 4 for s in stems) or (
+    # a Latin stem begins another only as an ending does ("Texan", "Japanese"): "General" is no form of "Generalissimo"
+    near = _script(name) != "latin"
+    return any((s.startswith(st) or st.startswith(s)) and len(s) >= 4 and (near or abs(len(s) - len(st)) <= 3)
+               for s in stems) or (
         len(st) >= 5 and _script(name) == "cyrillic" and st[:5] in prefixes
         and any(abs(len(s) - len(st)) <= 2 and s[:5] == st[:5] for s in stems))
 

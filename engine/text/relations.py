@@ -72,6 +72,8 @@ _WH_NOUN = re.compile(r"^\W*(?:what|which)\s+(?:(?:[A-Za-z]+\s+)?((?-i:[a-z]{4,}
 _END_NOUN = re.compile(r"\b(?:what|which)\s+((?-i:[a-z]{3,}))\s*\?\s*$", re.I)
 #: "How many variants are there of the aircraft that ...?": the noun counted
 _HOW_MANY = re.compile(r"^\W*[Hh]ow\s+many\s+([a-z]{4,})\b")  # lower case: "How many UEFA ..." counts no noun
+#: words before a wh-word that name no relation ("... is a member of what ...", "... there are how many ...")
+_NOT_RELATIONS = frozenset({"member", "part", "there", "were", "have", "that", "this", "from", "into", "with", "also"})
 #: kinds of time: "What year did ... die?" asks the relation the question names, in a year
 _WHEN = frozenset({"year", "years", "date", "time", "month", "decade", "century", "season", "period", "number"})
 #: the same with up to two words before the noun: "the population density of ..."
@@ -79,8 +81,17 @@ _ASKED_PHRASE = re.compile(_WHAT_IS_THE + r"((?:[a-z]+\s+){0,2}[a-z]{4,})" + _AS
 
 
 #: "... in the city where Arna Selznick's employer is headquartered", "... the county in which X was born": a place
-#: the question describes by its own relation, a hop on the way, to the question's end
-_WHERE_CLAUSE = re.compile(r"(?<=\w)\s+(?:where|in\s+which)\s.*$", re.I | re.S)
+#: the question describes by its own relation, a hop on the way, to the question's end; not one holding the
+#: question's "what" or "how many" ("... a spaceport where test flights are carried out by a company headquartered in
+#: what state?"; a "which" there is mostly relative: "... the series after which the MVP is awarded")
+_WHERE_CLAUSE = re.compile(r"(?<=\w)\s+(?:where|in\s+which)\s(?!.*\b(?:what|how\s+many)\b).*$", re.I | re.S)
+#: a question that does not open with its wh-word ("... a book that sold how many copies?", "... a series that
+#: premiered on what month and day?"): the word before it, with its preposition, is the relation asked; with "how
+#: many", the noun counted too
+_BEFORE_WH = re.compile(r"(?<![\w'’-])((?-i:[a-z]{4,}))\s+(?:(?:in|on|for|of|at|by|from|to|with|into|during)\s+)?"
+                        r"(?:what|which|how\s+many\s+((?-i:[a-z]{4,})))\b", re.I)
+_OF_A_HOP = re.compile(r"\b(?:that|who|whom|whose|which|where)\b|^\W*(?:the|a|an)\s", re.I)
+_WH_FIRST = re.compile(r"^\W*(?:what|which|who|whom|whose|when|where|why|how)\b", re.I)
 
 
 @lru_cache(maxsize=1)
@@ -97,7 +108,10 @@ def asked(question: str, lang: str = "en") -> frozenset[str]:
     it names, else the noun it asks for ("What is the enrollment at the school that owns ...?" -> "enrollment"; a
     document states it with that word) or counts ("How many variants are there of ...?" -> "variant"); the kind
     a "Which county does ...?" asks for before any ("county": the birthplace it names is a hop on the way), or
-    the one asked at its end ("... of what war?"). The
+    the one asked at its end ("... of what war?"); in a question not opening with its wh-word, the word before
+    it, in a relative clause or of a subject the question describes ("... a series that premiered on what month and
+    day?" -> "premiered"; "... a book that sold how many copies?" -> "sold", "copies"; not "Kevin Watson manages which
+    team?"). The
     relation of a place the question describes ("... in the city where X's employer is headquartered", "... the
     county in which X was born") is a hop, not asked. Empty: it asks none of these, or ``lang`` is not English."""
     if lang != "en":
@@ -119,6 +133,13 @@ def asked(question: str, lang: str = "en") -> frozenset[str]:
     end = _END_NOUN.search(question)
     if end and end.group(1).lower() not in _WHEN:
         return stems(end.group(1))
+    before = None if _WH_FIRST.match(question) else _BEFORE_WH.search(question)
+    # of a hop only: in a relative clause ("a series that premiered on what ...") or of a subject the question
+    # describes ("The musical composer of Manru was a spokesman for what ..."); "Kevin Watson currently manages which
+    # team?" asks its subject's own relation, which the first hop states
+    if before and before.group(1).lower() not in _NOT_RELATIONS and _OF_A_HOP.search(question[:before.start(1)]):
+        word = before.group(1).lower()
+        return stems(" ".join(w for w in before.groups() if w)) | table.get(next(iter(stems(word)), ""), frozenset())
     head = _ASKED_NOUN.match(question)
     # the noun asked of a name the question gives ("the nickname of Anthony Corallo") is no relation of a hop;
     # a described time ("the wettest year in ...") is asked in the relation's own words

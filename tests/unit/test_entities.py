@@ -36,6 +36,9 @@ def test_a_capitalised_english_name_is_not_found_in_a_common_word_of_its_stem():
     assert found("Young", "Neil young")  # the name as written, case aside
     assert found("Московский", "студенты московского университета")  # a Russian name's adjective is lower-case
     assert not found("Collectibles", "the Savannah College of Art and Design")  # same five letters, another word
+    # a Latin stem begins another only as an ending does: "Generalissimo" is not "Major General", "Texan" is Texas
+    assert not found("Generalissimo", "troops of Major General Tomitaro Horii")
+    assert found("Texan", "a town in West Texas") and found("Japanese", "a band from Japan")
 
 def test_a_name_of_several_words_is_found_word_by_word_not_by_its_first_word():
     assert not found("Muskegon County Airport", "North Muskegon is a city in Michigan.")

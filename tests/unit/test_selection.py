@@ -1112,3 +1112,127 @@ def test_the_second_hop_names_the_first_hop_s_new_name_before_its_document_s_oth
     hop = SEL.next_hop(SEL.Picked((town,), ()), [], [appointed, elected], q, titles=["Ceelmakoile", "Somalia"],
                        texts=[town.text, f"{elected.text} {appointed.text}"])
     assert [s.text for s in hop.sentences] == [elected.text, town.text]
+
+
+def test_a_relation_asked_in_a_question_that_does_not_open_with_its_wh_word():
+    # the clause holding the wh-word is what is asked, not a hop on the way
+    assert "headquart" in asked("Corn Ranch is a spaceport where test flights are carried out by a company "
+                                "headquartered in what state?")
+    assert asked("Park Seo-joon is best known for his role in a series that premiered on what month and day?") == {
+        "premier"}
+    assert asked("The Ingerophrynus gollum is named after a character in a book that sold how many copies?") == {
+        "sold", "copi"}
+    assert asked("The musical composer of Manru was a spokesman for what country's independence?") == {"spokesman"}
+    assert asked("The Vermont senator was a member of what party in 1990?") == frozenset()  # no relation word
+    assert asked("Who won the special election in 2014 to replace Bill Young?") == frozenset()
+
+
+CORN_Q = "Corn Ranch is a spaceport where test flights are carried out by a company headquartered in what state?"
+CORN = quote("Corn Ranch is a spaceport in the West Texas town of Van Horn, Texas, where flight tests of the New "
+             "Shepard are carried out by Blue Origin.", 1)
+BLUE = quote("Blue Origin is an aerospace company headquartered in Kent, Washington.", 2)
+
+
+def test_a_pick_cut_short_of_its_document_sentence_is_shown_whole_and_its_next_hop_leads():
+    cut = fact("Corn Ranch is a spaceport in the West Texas town of Van Horn, Texas.", (1,))
+    titles = ["Corn Ranch", "Blue Origin"]
+    picked = SEL.compose(SEL.Selection("Texas", (0,)), [cut], CORN_Q, titles=titles, quotes=[CORN, BLUE])
+    # the rest named Blue Origin; the sentence stating where it is headquartered then leads
+    assert [s.text for s in picked.sentences] == [BLUE.text, CORN.text]
+    assert any("shown whole" in n for n in picked.notes)
+    # the rest names Blue Origin, whom another document's sentence stating the relation asked names: without that
+    # sentence, or from another document, or when the rest says neither, it stays as picked
+    same = SEL.Picked((cut,), ())
+    assert SEL.in_full(same, [CORN, BLUE], CORN_Q).sentences == (CORN,)
+    assert SEL.in_full(same, [CORN], CORN_Q).sentences == (cut,)
+    assert SEL.in_full(same, [replace(CORN, citations=(2,)), BLUE], CORN_Q).sentences == (cut,)
+    assert SEL.in_full(same, [quote(cut.text[:-1] + ", in 2006.", 1), BLUE], CORN_Q).sentences == (cut,)
+    # a rest stating the relation asked carries the answer itself; one restating the premise does not
+    paderewski = fact("Ignacy Jan Paderewski was a Polish pianist and composer.", (1,))
+    whole = quote("Ignacy Jan Paderewski (1860 - 1941) was a Polish pianist and composer, politician and spokesman "
+                  "for Polish independence.", 1)
+    manru_q = "The musical composer of Manru was a spokesman for what country's independence?"
+    assert SEL.in_full(SEL.Picked((paderewski,), ()), [whole], manru_q).sentences == (whole,)
+    premise = quote("Ignacy Jan Paderewski was a Polish pianist and composer, and he composed Manru.", 1)
+    assert SEL.in_full(SEL.Picked((paderewski,), ()), [premise], manru_q).sentences == (paderewski,)
+    shuffled = fact("Van Horn, Texas has the spaceport Corn Ranch.", (1,))
+    assert SEL.in_full(SEL.Picked((shuffled,), ()), [CORN, BLUE], CORN_Q).sentences == (shuffled,)
+    # a whole sentence over FULL_WORDS words is not shown in its place
+    long = quote(CORN.text[:-1] + " " + "and more " * SEL.FULL_WORDS + ".", 1)
+    assert SEL.in_full(same, [long, BLUE], CORN_Q).sentences == (cut,)
+    # two picks cut from one sentence show it once
+    half = fact("Corn Ranch is a spaceport.", (1,))
+    assert SEL.in_full(SEL.Picked((cut, half), ()), [CORN, BLUE], CORN_Q).sentences == (CORN,)
+
+
+def test_a_nationality_of_the_first_hop_is_no_one_new_for_the_second():
+    q = "The Battle of Cambrai took place during a series of offensives that ended on what date?"
+    first = fact("The Battle of Cambrai was fought by the British First Army during the Hundred Days Offensive.", (1,))
+    british = quote("The conflict ended when the British bombed the Dervish capital of Taleh in 1920.", 3)
+    hundred = quote("The Hundred Days Offensive ended on 11 November 1918.", 2)
+    titles = ["Battle of Cambrai", "Hundred Days Offensive", "Somaliland Campaign"]
+    assert SEL.next_hop(SEL.Picked((first,), ()), [], [british], q, titles=titles).sentences == (first,)
+    assert SEL.next_hop(SEL.Picked((first,), ()), [], [british, hundred], q, titles=titles).sentences == (hundred, first)
+
+
+def test_of_answers_equally_close_to_stage_1s_the_one_the_question_reaches_leads():
+    # both say "Hillary Clinton won"; the home's document names New Hampshire, not Texas
+    q = "Who did the state where Christian Science Pleasant View Home was located vote for in 2016?"
+    opening = "The state where Christian Science Pleasant View Home was located voted for Hillary Clinton in 2016."
+    home = quote("The Christian Science Pleasant View Home is a residence in Concord, New Hampshire, United States.", 1)
+    texas = quote("The 2016 United States election in Texas was won by Donald Trump over Hillary Clinton.", 2)
+    nh = quote("The 2016 United States election in New Hampshire was won by Hillary Clinton.", 3)
+    titles = ["Christian Science Pleasant View Home", "Texas election", "New Hampshire election"]
+    for quotes in ([home, texas, nh], [home, nh, texas]):
+        picked = SEL.compose(SEL.Selection("Hillary Clinton", ()), [], q, titles=titles, opening=opening, quotes=quotes)
+        assert [s.text for s in picked.sentences][:2] == [nh.text, home.text]
+    assert SEL._most_linked([texas, nh], [home, texas, nh], q) == [nh]
+    assert SEL._most_linked([texas, nh], [texas, nh], q) == [texas, nh]  # nothing names the question's names
+    # naming the question's names counts for nothing: one restating the question is not the closer one
+    named = quote("The Christian Science Pleasant View Home voted for Hillary Clinton.", 4)
+    assert SEL._most_linked([nh, named], [home, texas, nh, named], q) == [nh]
+
+
+def test_a_title_with_small_words_is_a_name_its_pronoun_resolves_to():
+    q = "Park Seo-joon is best known for his role in a series that premiered on what month and day?"
+    known = fact('Park Seo-joon is best known for his role in the dramas "She Was Pretty" (2015) and "Fight for My '
+                 'Way" (2017).', (1,))
+    it = quote("It premiered on May 22, 2017 on KBS2.", 2)
+    titles = ["Park Seo-joon", "Fight for My Way"]
+    texts = ["Park Seo-joon is a South Korean actor.", "Fight for My Way is a South Korean television series."]
+    assert SEL.resolve_pronoun(it, titles, texts).text == "Fight for My Way premiered on May 22, 2017 on KBS2."
+    picked = SEL.next_hop(SEL.Picked((known,), ()), [], [it], q, titles=titles, texts=texts)
+    assert [s.text for s in picked.sentences] == ["Fight for My Way premiered on May 22, 2017 on KBS2.", known.text]
+    assert SEL.resolve_pronoun(it, ["Press release for 2021"] * 2, texts) is it  # a common noun is no name
+
+
+def test_a_sentence_of_a_document_opening_with_the_new_name_may_be_the_second_hop():
+    q = "The Ingerophrynus gollum is named after a character in a book that sold how many copies?"
+    named = fact("The Ingerophrynus gollum is named after the character Gollum created by J. R. R. Tolkien.", (1,))
+    sold = quote('Written between 1937 and 1949, "The Lord of the Rings" is one of the best-selling novels ever written, '
+                 "with over 150 million copies sold.", 2)
+    titles = ["Ingerophrynus", "The Lord of the Rings", "Suanfa tongzong"]
+    texts = ["Ingerophrynus is a genus of true toads.",
+             "The Lord of the Rings is an epic high fantasy novel written by J. R. R. Tolkien. " + sold.text,
+             "Suanfa tongzong is a mathematical text. The book sold 5000 copies."]
+    picked = SEL.next_hop(SEL.Picked((named,), ()), [], [sold], q, titles=titles, texts=texts)
+    assert [s.text for s in picked.sentences] == [sold.text, named.text]
+    # a document whose opening names no one new is no hop, however it states the relation
+    other = quote("The book sold 5000 copies.", 3)
+    assert SEL.next_hop(SEL.Picked((named,), ()), [], [other], q, titles=titles, texts=texts).sentences == (named,)
+
+
+def test_a_relation_before_the_wh_word_is_a_hops_only_in_a_clause_or_of_a_described_subject():
+    assert asked("Kevin Watson currently manages which Southern League football team?") == frozenset()
+    assert asked("Chiang Chungcheng was involved in what battle in 1942?") == frozenset()
+    assert asked("The Battle of Cambrai took place during a series of offensives that ended on what date?") == {"end"}
+
+
+def test_a_direction_word_of_a_name_opens_no_document_for_the_second_hop():
+    q = "Jun Ji-hyun rose to fame after her role as a girl in a film that's title means what?"
+    sassy = fact('My Sassy Girl (literally, "That Bizarre Girl") is a 2001 South Korean comedy film starring Jun '
+                 "Ji-hyun.", (1,))
+    mare = quote('The title, "Il Mare", means "The Sea" in Italian.', 2)
+    texts = ["My Sassy Girl is a 2001 film.", "Il Mare is a 2000 South Korean film. " + mare.text]
+    titles = ["My Sassy Girl", "Il Mare"]
+    assert SEL.next_hop(SEL.Picked((sassy,), ()), [], [mare], q, titles=titles, texts=texts).sentences == (sassy,)
