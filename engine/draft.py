@@ -509,7 +509,8 @@ def trimmed(d: Draft, f: Facts) -> Draft:
     ..." -> "... produced by Joe Roth.") when those pass the final check too; what they cut holds no word
     of the question or of the answer (the answer step's short answer, else stage 1's sentences; a role the
     question names keeps its verb: "director", "directed") and, for a
-    question asking a date or number, no number; an empty aside ("Tenerife ( ; ] ) is ...") goes at any length.
+    question asking a date or number, no number the question does not give; an empty aside ("Tenerife ( ; ] ) is
+    ...") goes at any length.
     Documents' sentences run long; the answer needs the clause that carries it."""
     if not f.settings.trim_words or f.lang != "en":
         return d
@@ -517,11 +518,12 @@ def trimmed(d: Draft, f: Facts) -> Draft:
     keep = answer_words(f.question, "", f.lang) | answer_words(said, "", f.lang)  # content words: not "which", "that"
     keep |= frozenset(w for k, verbs in _ROLE_VERBS.items() if k in keep for w in verbs)  # "director": "directed"
     numbers = asks_number(f.question)
+    given = frozenset(re.findall(r"\d+", f.question))  # a year the question gives is not its answer
     changed: dict[int, Statement] = {}
     for s in d.sentences:
         if s.verdict != R.SUPPORTED or _INNER_MARK.search(_ENDING_MARKS.sub("", s.raw)):
             continue  # a citation inside: two documents' sentences run together ("guitarist, [5] Gerry Marsden ...")
-        short = leading_clauses(s.text, keep, numbers, f.settings.trim_words)
+        short = leading_clauses(s.text, keep, numbers, f.settings.trim_words, given)
         if short == s.text:
             continue
         block, _ = f.check(with_citations(replace(s, text=short)))

@@ -65,19 +65,27 @@ def _idle(aside: str) -> bool:
             or bool(re.fullmatch(r"[A-Z]{2,6}", inner)) or not re.search(r"[A-Z]", inner))
 
 
+def _new_numbers(text: str, given: frozenset[str]) -> set[str]:
+    """The digit runs of ``text`` not in ``given``."""
+    return set(re.findall(r"\d+", text)) - given
+
+
 def asks_number(question: str) -> bool:
     """Whether ``question`` asks for a date or a number, or compares by one (a number in a cut clause may be it)."""
     return bool(_NUMBERS.search(question))
 
 
-def leading_clauses(sentence: str, keep: frozenset[str], numbers: bool, longer: int) -> str:
+def leading_clauses(sentence: str, keep: frozenset[str], numbers: bool, longer: int,
+                    given: frozenset[str] = frozenset()) -> str:
     """``sentence`` (str, no citation marks, ending with its full stop) without an empty aside ("( ; ] )") or a
     pronunciation template's leftover ("{'1': ", '2': "}"), and
     shortened when it has more than ``longer`` words: asides in brackets that say nothing a reader needs and
     hold no digit or ``keep`` stem removed ("(Pashto: ...)"), then, when still longer, cut before the first
     clause that adds to the ones before it (or restricts an indefinite predicate's noun) and holds no ``keep``
-    stem (:func:`~vericite.engine.text.content.stems`) nor, with ``numbers``, a digit when the clauses kept hold
-    none; the leading clauses hold at
+    stem (:func:`~vericite.engine.text.content.stems`) nor, with ``numbers``, a number when the clauses kept hold
+    none (numbers in ``given``, the question's own digit runs, count for neither: "a remake of the 2002 Hong Kong film
+    ..., in 2006" keeps its year for "What year did ... star in ... a remake of the 2002 Hong Kong film ...?"); the
+    leading clauses hold at
     least :data:`MIN_WORDS` words and a verb, close every bracket and quote, and end with a full stop.
 
     Returns:
@@ -106,7 +114,8 @@ def leading_clauses(sentence: str, keep: frozenset[str], numbers: bool, longer: 
         last = re.split(r"[,;(]", head)[-1]  # the clause the cut would end
         if comma and (_OPEN.search(last) or len(last.split()) < 3):  # left open; or a list's item ("rock, R&B, and soul")
             continue
-        if (stems(tail) & (keep - stems(head))) or (numbers and re.search(r"\d", tail) and not re.search(r"\d", head)):
+        if (stems(tail) & (keep - stems(head))) or (numbers and _new_numbers(tail, given)
+                                                    and not _new_numbers(head, given)):
             continue  # the cut clause says what the question or the answer needs (a number, when the rest gives none)
         return head.rstrip(" ,;:") + "."
     return out

@@ -97,3 +97,13 @@ def test_a_pronunciation_template_s_leftover_goes_at_any_length():
     # braces holding words are not a leftover
     kept = "The set {A, B} is a pair named in the paper."
     assert leading_clauses(kept, frozenset(), False, 20) == kept
+
+
+def test_a_number_the_question_gives_does_not_stand_for_the_one_it_asks():
+    q = ('What year did Mark Wahlberg star in the crime drama film directed by Martin Scorsese and written by William '
+         'Monahan, a remake of the 2002 Hong Kong film "Infernal Affairs"?')
+    s = ("Mark Wahlberg starred in the crime drama film directed by Martin Scorsese and written by William Monahan, a "
+         'remake of the 2002 Hong Kong film "Infernal Affairs", in 2006.')
+    given = frozenset({"2002"})
+    assert leading_clauses(s, answer_words(q, ""), asks_number(q), 20, given) == s
+    assert leading_clauses(s, answer_words(q, ""), asks_number(q), 20) != s  # the question's 2002 stood for it
