@@ -42,7 +42,7 @@ from .text.content import FUNCTION_WORDS, answer_words, stems, yes_no_question
 from .text.entities import DEMONYMS, FULL_NAME, NAME_RUN, SUBJECT_NOUN, SUBJECT_PRONOUNS, bare_title, found
 from .text.entities import names as names_in
 from .text.relations import asked, asked_phrase, states
-from .text.relevance import bm25_scores
+from .text.relevance import bm25_scores, few_scores
 from .text.splitter import split_sentences
 
 #: at most this many sentences in a picked answer
@@ -99,6 +99,15 @@ def ranked(sentences: Sequence[Statement], question: str, first: str = "") -> li
         return list(sentences)
     scores = bm25_scores(f"{question} {first}", [s.text for s in sentences])
     return [sentences[k] for k in sorted(range(len(sentences)), key=lambda k: (-scores[k], k))]
+
+
+def closest(sentences: Sequence[Statement], question: str, first: str = "") -> Statement:
+    """The one of a few candidate ``sentences`` (non-empty) most relevant to the question and stage 1's answer
+    ``first`` (:func:`~vericite.engine.text.relevance.few_scores`; ties: the earlier one)."""
+    if len(sentences) < 2:
+        return sentences[0]
+    scores = few_scores(f"{question} {first}", [s.text for s in sentences])
+    return sentences[min(range(len(sentences)), key=lambda k: (-scores[k], k))]
 
 
 def numbered(sentences: Sequence[Statement]) -> str:
@@ -463,7 +472,10 @@ def lead(picked: Picked, verified: Sequence[Statement], quotes: Sequence[Stateme
     Hall of Fame" ties "Neil Ellwood Peart is the drummer ... for the rock band Rush" to the question's Hall of Fame).
     Of several ties, one naming the most of what the head leaves out ("Todd Boehly was the
     former president of Guggenheim Partners", not "The firm's CEO is Mark Walter", for "What was Todd Boehly's
-    former position at the firm where Mark Walter is the CEO?"). The
+    former position at the firm where Mark Walter is the CEO?"), then one naming whom the head is about (its opening
+    name or document title: "Ronald Koeman replaced Mauricio Pochettino", not "The 2014-15 Southampton F.C. season was
+    ..."), then one sharing a name with the head (not "South" of "South Korean"), then the one closest to the question
+    (:func:`closest`: "The English king Harold Godwinson is buried in Waltham Abbey", not a battle naming him). The
     answer is then the answer, then its link to the question (readers judge an answer by whether it
     says the answer early and plainly: the tie first buried it in the second sentence); the other
     picks follow only for a question of two parts (:func:`several_parts`; for a comparison, "..., A or B?", only those
@@ -517,7 +529,7 @@ def lead(picked: Picked, verified: Sequence[Statement], quotes: Sequence[Stateme
         best = [s for s in verified if score(s) == top] or [s for s in quotes if score(s) == top]
         if len(best) > 1:
             best = _most_linked(best, pool, question, titles, texts)
-        head = best[0] if len(best) == 1 else ranked(best, question, opening)[0]
+        head = closest(best, question, opening)
     title = titles[head.citations[0] - 1] if head.citations and 0 < head.citations[0] <= len(titles) else ""
     chain = [head]
     own = names_in(question)
@@ -560,9 +572,18 @@ def lead(picked: Picked, verified: Sequence[Statement], quotes: Sequence[Stateme
                            and len(answer_words(s.text, "", lang) & asked) >= 2 and hop(s)]
         if tie:  # the hop before: from another document when one has it, naming most of what the head leaves out
             # ("Todd Boehly was the former president of Guggenheim Partners", not "The firm's CEO is Mark Walter")
+            # then one naming whom the head is about ("Ronald Koeman replaced Mauricio Pochettino", not "The 2014-15
+            # Southampton F.C. season was the club's 16th season in the Premier League"),
+            # else one sharing a name with it ("Jonghyun debuted as a composer ...", not "... by South Korean boy group
+            # Shinee" beside "Kim Jong-hyun ..., better known by the mononym Jonghyun, is a South Korean singer")
             pool = other or tie
-            counts = [_names_found(missing, s.text) for s in pool]
-            chain = [head, ranked([s for s, n in zip(pool, counts) if n == max(counts)], question)[0]]
+            opened = NAME_RUN.match(head.text)
+            who = [n for n in names_in(f"{opened.group(0)} {title}" if opened else title)
+                   if n.lower() not in DEMONYMS and not found(n, question)]
+            counts = [(_names_found(missing, s.text), any(found(n, s.text) for n in who),
+                       any(n.lower() not in _NAME_ADJECTIVES for n in shared_names(s.text, head.text, question)))
+                      for s in pool]
+            chain = [head, closest([s for s, n in zip(pool, counts) if n == max(counts)], question)]
     shown = " ".join(s.text for s in chain)
     if kept_first:
         if len(chain) == 1:
@@ -715,7 +736,7 @@ def next_hop(picked: Picked, verified: Sequence[Statement], quotes: Sequence[Sta
 
     keys = [key(s) for s in pool]
     top = max(keys)
-    hop = ranked([s for s, k in zip(pool, keys) if k == top], question)[0]
+    hop = closest([s for s, k in zip(pool, keys) if k == top], question)
     note = (f"answer: the first sentence stops at the first hop; led by the sentence stating what the question "
             f"asks of {new}: {hop.text!r}")
     return Picked((hop, head), picked.notes + (note,), picked.caveat)

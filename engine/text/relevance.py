@@ -13,7 +13,7 @@ import re
 from typing import Callable, Sequence
 
 import numpy as np
-from rank_bm25 import BM25Okapi
+from rank_bm25 import BM25Okapi, BM25Plus
 
 from .splitter import split_sentences
 
@@ -29,6 +29,15 @@ def bm25_scores(query: str, texts: Sequence[str]) -> np.ndarray:
     """BM25 (Okapi) score of each of ``texts`` against ``query``, the texts being the corpus:
     float64 [len(texts)]. Empty texts score as a placeholder word (BM25Okapi rejects them)."""
     return np.asarray(BM25Okapi([words(t) or ["_"] for t in texts]).get_scores(words(query)), dtype=np.float64)
+
+
+def few_scores(query: str, texts: Sequence[str]) -> np.ndarray:
+    """BM25+ (``rank_bm25.BM25Plus``: its IDF, log((N + 1) / n), stays positive) of each of a few
+    ``texts`` against ``query``, the texts being the corpus: float64 [len(texts)]. For choosing
+    among two or three candidates, where Okapi's IDF of a word most of them hold is negative and
+    ranks the sentence saying more of the question last ("The English king Harold Godwinson is
+    buried in Waltham Abbey" below a long sentence naming him)."""
+    return np.asarray(BM25Plus([words(t) or ["_"] for t in texts]).get_scores(words(query)), dtype=np.float64)
 
 
 def relevant_sentences(question: str, texts: Sequence[str], k: int, lang: str = "en",

@@ -1,7 +1,7 @@
 """Document trimming by BM25 sentence relevance (engine/text/relevance.py) and its use in the pipeline."""
 import pytest
 
-from vericite.engine.text.relevance import bm25_scores, relevant_sentences, trim_document
+from vericite.engine.text.relevance import bm25_scores, few_scores, relevant_sentences, trim_document
 
 PASSAGE = ("Neil Peart was a Canadian musician and writer. He grew up in Port Dalhousie, Ontario. "
            "He worked as a farm-equipment dealer for a while. Peart was the drummer of the rock band Rush. "
@@ -73,3 +73,14 @@ def test_relevant_sentences_rank_across_texts_and_skip_short_or_unrelated_ones()
     assert all(len(s.split()) >= 4 for _, s in got)              # "The Who." is too short
     assert (1, "Keith Moon drummed for The Who in London.") not in got  # no word of the question
     assert relevant_sentences("When was Rush formed?", texts, 0) == [] and relevant_sentences("x", [], 2) == []
+
+
+def test_few_scores_stay_positive_for_two_candidates_where_okapi_inverts_them():
+    q = "In which county is the English king Harold Godwinson buried?"
+    said = "The English king Harold Godwinson is buried in Waltham Abbey."
+    longer = ("The Battle of Stamford Bridge took place in England in 1066, between an English army under King Harold "
+              "Godwinson and a Norwegian force led by King Harald Hardrada and the English king's brother Tostig Godwinson.")
+    assert bm25_scores(q, [said, longer]).argmax() == 1  # Okapi: every shared word's IDF is negative
+    s = few_scores(q, [said, longer])
+    assert s.shape == (2,) and s.dtype.name == "float64" and (s > 0).all()
+    assert s.argmax() == 0 and few_scores(q, [longer, said]).argmax() == 1

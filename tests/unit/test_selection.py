@@ -1236,3 +1236,45 @@ def test_a_direction_word_of_a_name_opens_no_document_for_the_second_hop():
     texts = ["My Sassy Girl is a 2001 film.", "Il Mare is a 2000 South Korean film. " + mare.text]
     titles = ["My Sassy Girl", "Il Mare"]
     assert SEL.next_hop(SEL.Picked((sassy,), ()), [], [mare], q, titles=titles, texts=texts).sentences == (sassy,)
+
+
+def test_of_ties_naming_as_much_the_one_saying_the_questions_words_follows_the_lead():
+    # two ties name the king; Okapi BM25 over the two ranked the long battle sentence first
+    q = "In which county is the English king Harold Godwinson buried?"
+    opening = "Harold Godwinson is buried in Waltham Abbey, Essex, England."
+    church = quote("The Abbey Church of Waltham Holy Cross is the parish church of the town of Waltham Abbey, Essex, "
+                   "England.", 5)
+    buried = fact("The English king Harold Godwinson is buried in Waltham Abbey.", (1,))
+    battle = quote("The Battle of Stamford Bridge took place in England on 25 September 1066, between an English army "
+                   "under King Harold Godwinson and a Norwegian force led by King Harald Hardrada and the English "
+                   "king's brother Tostig Godwinson, near Waltham Abbey.", 4)
+    pick = fact("Edith the Fair was the first wife of King Harold Godwinson.", (2,))
+    for verified, quotes in (([pick, buried], [church, battle]), ([pick], [church, battle, quote(buried.text, 1)])):
+        out = SEL.lead(SEL.Picked((pick,), ()), verified, quotes, q, opening, titles=["", "", "", "", ""])
+        assert [s.text for s in out.sentences[:2]] == [church.text, buried.text]
+    assert SEL.closest([battle], q) is battle
+
+
+def test_the_tie_names_whom_the_lead_is_about_before_saying_more_of_the_question():
+    q = ("When was the Argentine former footballer which Dutch manager Ronald Koeman replaced in 2014–15 Southampton "
+         "F.C. season born?")
+    opening = "The Argentine former footballer Mauricio Pochettino was born on 2 March 1972."
+    head = quote("Mauricio Roberto Pochettino (born 2 March 1972) is an Argentine former footballer and the current "
+                 "manager of Premier League club Tottenham Hotspur.", 2)
+    replaced = quote("Ronald Koeman replaced Mauricio Pochettino as manager on 16 June 2014.", 1)
+    season = quote("The 2014–15 Southampton F.C. season was the club's 16th season in the Premier League.", 1)
+    pick = fact("Southampton is a football club.", (3,))
+    titles = ["2014–15 Southampton F.C. season", "Mauricio Pochettino", "Southampton F.C.", "", ""]
+    for quotes in ([head, season, replaced], [head, replaced, season]):
+        out = SEL.lead(SEL.Picked((pick,), ()), [pick], quotes, q, opening, titles=titles)
+        assert [s.text for s in out.sentences[:2]] == [head.text, replaced.text]
+    # no tie names him: one sharing a name with the lead, not a direction word ("South" of "South Korean")
+    q2 = "Which member of the boy group Shinee released their first studio album She Is?"
+    lead2 = quote("Kim Jong-hyun, better known by the mononym Jonghyun, is a South Korean singer-songwriter.", 2)
+    debut = quote("Jonghyun wrote Korean lyrics for the Shinee single Juliette, released on the album Romeo.", 3)
+    first = quote("The First is the first Japanese studio album by South Korean boy group Shinee.", 1)
+    pick2 = fact("Shinee is a boy group.", (5,))
+    for quotes in ([lead2, first, debut], [lead2, debut, first]):
+        out = SEL.lead(SEL.Picked((pick2,), ()), [pick2], quotes, q2, "Jonghyun of the boy group Shinee is a South Korean singer.",
+                       titles=["The First (album)", "Kim Jong-hyun (singer)", "Songs by Jonghyun", "", "Shinee"])
+        assert [s.text for s in out.sentences[:2]] == [lead2.text, debut.text]
