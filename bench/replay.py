@@ -126,6 +126,9 @@ class ReplayLLM:
         return set(_LISTED.findall(_prompt(messages)))
 
     def yes_probability(self, messages, *, purpose) -> tuple[float, LLMCall]:
+        if not self.calls[purpose] and self.live is not None:  # a scored step new to this replay: scored live
+            self.asked.append(purpose)
+            return self.live.yes_probability(messages, purpose=purpose)
         call = self.chat(messages, max_tokens=1, purpose=purpose)
         return float(call.score or 0.0), call
 

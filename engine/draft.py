@@ -6,6 +6,7 @@ warnings added:
 
 1. :func:`final_check`   every sentence checked against the documents it cites;
    :func:`as_written`    a sentence failing after its pronoun became its document's title, as the document wrote it;
+   :func:`read_back`     a passing sentence in the model's own words fails unless the LLM reads it in its documents;
 2. :func:`add_nothing`   a sentence saying what no verified sentence says fails;
    :func:`asked_in_full` an opening buried answer whose claim leaves out a word of the question fails;
    :func:`compared_by_measure` a comparison's short answer the dates or numbers of the answer's sentences give passes;
@@ -192,6 +193,9 @@ class Facts:
     settings: Settings
     check: Callable[[str], tuple[Block, list[str]]]
     scores: Callable[[Sequence[tuple[str, str]]], np.ndarray]
+    #: P(Yes) in [0, 1] that the documents a sentence cites (1-based numbers) state it, asked of the LLM
+    #: (:func:`read_back`); None: no such reader (the setting is 0 or the prompt set has no read_back step)
+    read_back: Callable[[tuple[int, ...], str], float] | None = None
 
 
 Rule = Callable[[Draft, Facts], Draft]
@@ -240,6 +244,45 @@ def as_written(d: Draft, f: Facts) -> Draft:
                                                  raw=with_citations(replace(s, text=original)))
                         d = d.note(f"as written: {s.text!r} failed; its document's sentence {original!r} passes")
                 break
+    return d.revise(changed) if changed else d
+
+
+def copied(text: str, documents: Sequence[Document]) -> bool:
+    """Whether ``text`` (without its citation marks) is a stretch of one of ``documents``' texts, case,
+    punctuation and spacing aside: a document sentence quoted, not the model's own words."""
+    words = " ".join(re.findall(r"\w+", strip_citations(text).lower()))
+    return bool(words) and any(words in " ".join(re.findall(r"\w+", doc.text.lower())) for doc in documents)
+
+
+#: a sentence of fewer words is a short answer ("No.", "Erika Jayne."), judged by the rules that compare
+READ_BACK_MIN_WORDS = 4
+
+
+def read_back(d: Draft, f: Facts) -> Draft:
+    """A final sentence that passed the checker in the model's own words (no document says it word for
+    word) fails when the LLM, shown the documents it cites, gives P(Yes) below ``read_back`` that they state it
+    (``f.read_back``). The pair checker passes sentences that put the documents' words in a relation they never
+    state ("Neil Young is the sibling of the performer of Decade", "Holly is Holly's brother"); careful readers
+    found copied sentences supported almost always, own-words ones far less often (bench/RESULTS.md). A sentence
+    a document says word for word, of fewer than :data:`READ_BACK_MIN_WORDS` words, or opening the answer to a
+    comparison or yes/no question (a short answer: the comparison rules judge it) is not read back. Off unless set:
+    the 1.5B model's reading failed as many supported sentences as unsupported ones (bench/RESULTS.md)."""
+    if f.read_back is None or f.settings.read_back <= 0:
+        return d
+    short = bool(choices(f.question)) or yes_no_question(f.question)  # its first sentence: the comparison rules'
+    changed: dict[int, Statement] = {}
+    for k, s in enumerate(d.sentences):
+        if s.verdict != R.SUPPORTED or len(s.text.split()) < READ_BACK_MIN_WORDS or (short and k == 0):
+            continue
+        docs = [f.documents[c - 1] for c in s.citations if 1 <= c <= len(f.documents)]
+        if not docs or copied(s.text, docs):
+            continue
+        p = f.read_back(s.citations, s.text)
+        fails = p < f.settings.read_back
+        d = d.note(f"read back: {s.raw!r} {'fails' if fails else 'passes'} (P(Yes) {p:.3f} that documents "
+                   f"{list(s.citations)} state it; needed {f.settings.read_back})")
+        if fails:
+            changed[id(s)] = replace(s, verdict=R.UNSUPPORTED)
     return d.revise(changed) if changed else d
 
 
@@ -733,8 +776,8 @@ def windows(text: str, lang: str = "en", size: int = 3) -> list[tuple[int, int]]
 
 
 #: stage 3's rules, in the order they run
-RULES: tuple[Rule, ...] = (final_check, as_written, add_nothing, asked_in_full, compared_by_measure, both_said, same_said,
-                           common_said, strict, one_answer, trimmed, put_back_statements, put_back_facts, said_once,
+RULES: tuple[Rule, ...] = (final_check, as_written, read_back, add_nothing, asked_in_full, compared_by_measure, both_said,
+                           same_said, common_said, strict, one_answer, trimmed, put_back_statements, put_back_facts, said_once,
                            lenient_marks, marks_before_stop, uncovered, quotes)
 
 

@@ -30,7 +30,7 @@ PROMPTS_DIR = Path(__file__).resolve().parent / "prompts"
 STEPS = ("answer", "gate", "extract", "refine")
 #: Steps a prompt set may leave out; without ``claim`` fragments are dropped instead of rewritten,
 #: without ``select`` stage 3 merges (``refine`` = merge).
-OPTIONAL_STEPS = ("claim", "select")
+OPTIONAL_STEPS = ("claim", "select", "read_back")
 
 _PLACEHOLDER = re.compile(r"\{([A-Z]+)\}")
 

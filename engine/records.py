@@ -10,6 +10,7 @@ from typing import Any
 ANSWER = "answer"      # stage 1: initial answer with citations, each statement checked
 EVIDENCE = "evidence"  # stage 2: per document, usefulness gate then fact extraction, each fact checked
 REFINE = "refine"      # stage 3: the answer from the verified statements (picked or merged); each final sentence checked
+READ_BACK = "read_back"  # stage 3: an own-words final sentence read back by the LLM against its cited documents
 STAGES = (ANSWER, EVIDENCE, REFINE)
 
 # Verdicts a statement can carry in the trace.

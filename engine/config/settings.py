@@ -225,6 +225,11 @@ class Settings:
                                      "content-word stems with the question whose answer words the final text lacks, most "
                                      "relevant first (BM25), are put back after it, checked (0 = only stage 1's statements)",
                                   group="rules", kind="int", rule=_non_negative)
+    read_back: float = setting(0.0, "a final sentence that passed the checker in the model's own words (not a document's "
+                                    "words) fails when the LLM, shown the documents it cites, gives P(Yes) below this "
+                                    "that they state it (one forward pass per sentence; the prompt set's read_back "
+                                    "step); 0 = off (default: the LLM's profile)",
+                                group="rules", kind="float", rule=_closed_unit, profile="llm")
     add_nothing: bool = setting(True, "stage 3 adds nothing: a refined sentence fails the final check when fewer than half "
                                       "of its answer words (stems not in the question) occur in the verified sentences, or "
                                       "when it has none and talks about the prompt ('Based on the provided statements')",

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import logging
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
@@ -283,12 +283,32 @@ def rules(pipe: VeriCite, q: Question, refine: Stage, answer: Stage, verified: l
     cancel.check()  # between the pipeline's steps
     facts = D.Facts(question=q.text, lang=q.lang, documents=q.documents, verified=verified,
                     statements=answer.trace.statements, settings=pipe.settings,
-                    check=lambda text: _check_final(pipe, q, refine, text), scores=pipe.checker.scores)
+                    check=lambda text: _check_final(pipe, q, refine, text), scores=pipe.checker.scores,
+                    read_back=_reader(pipe, q, refine))
     draft = D.apply(refine.draft, facts)
     refine.trace.statements = list(draft.checked)
     refine.trace.notes += draft.notes
     q.warnings += [w.text for w in draft.warnings]
     return draft
+
+
+def _reader(pipe: VeriCite, q: Question, refine: Stage) -> Callable[[tuple[int, ...], str], float] | None:
+    """The LLM reading a final sentence back against the documents it cites (:func:`~vericite.engine.draft.read_back`):
+    ``(citations, sentence) -> P(Yes)`` from one forward pass, the call recorded in the stage-3 trace; None when
+    ``read_back`` is 0 or the question's prompt set has no ``read_back`` step."""
+    if pipe.settings.read_back <= 0 or "read_back" not in q.prompts.steps:
+        return None
+
+    def read(citations: tuple[int, ...], sentence: str) -> float:
+        docs = "\n".join(q.prompts.doc(c, q.shown[c - 1].title, q.shown[c - 1].text) for c in citations)
+        cancel.check()
+        with q.timeline.span("llm", R.READ_BACK):
+            p_yes, call = pipe.llm.yes_probability(pipe.render(q.prompts.messages(
+                R.READ_BACK, question=q.text, docs=docs, statements=sentence)), purpose=R.READ_BACK)
+        refine.trace.llm_calls.append(replace(call, score=round(p_yes, 4)))
+        return p_yes
+
+    return read
 
 
 def _check_final(pipe: VeriCite, q: Question, refine: Stage, text: str) -> tuple[D.Block, list[str]]:

@@ -95,3 +95,18 @@ def test_a_select_call_over_other_sentences_than_recorded_is_asked_live():
     assert replay.asked == ["select"]
     # without a live LLM the recorded reply stands (the row is counted as stale_refine)
     assert ReplayLLM(trace).chat(other, max_tokens=9, purpose="select").text == call["text"]
+
+
+def test_a_scored_step_the_recording_lacks_is_scored_live_and_a_recorded_one_replayed():
+    from vericite.bench.replay import ReplayLLM
+
+    call = {"purpose": "read_back", "prompt_tokens": 1, "prompt_tokens_computed": 1, "completion_tokens": 0,
+            "prompt_eval_ms": 0.0, "generation_ms": 0.0, "wall_ms": 0.0, "finish_reason": "scored",
+            "text": "No", "score": 0.25}
+    msgs = [{"role": "user", "content": "Claim: Rush is a band."}]
+    live = ScriptedLLM({"read_back": "0.8"})
+    fresh = ReplayLLM({"stages": []}, live=live)
+    assert fresh.yes_probability(msgs, purpose="read_back")[0] == 0.8 and fresh.asked == ["read_back"]
+    recorded = ReplayLLM({"stages": [{"name": "refine", "llm_calls": [call], "statements": []}]}, live=live)
+    assert recorded.yes_probability(msgs, purpose="read_back")[0] == 0.25 and recorded.asked == []
+    assert ReplayLLM({"stages": []}).yes_probability(msgs, purpose="read_back")[0] == 0.0  # no live LLM: nothing

@@ -22,7 +22,7 @@ BASE = '[models.x]\nrole = "llm"\nformat = "gguf"\nsource = "path"\npath = "x"\n
 
 def test_profile_keys_and_flags_come_from_the_declaration():
     assert S.profile_keys("llm") == {"prompts", "prompt_format", "citation_grammar", "inline_citations", "doc_tokens", "gate",
-                                     "gate_threshold"}
+                                     "gate_threshold", "read_back"}
     assert S.profile_keys("nli") == {"threshold", "languages", "grade_bands", "strictness", "conflict_threshold",
                                         "conflict_related"}
     answer = next(a for a in build_parser()._actions if a.dest == "command").choices["answer"]

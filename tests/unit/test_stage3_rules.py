@@ -117,7 +117,7 @@ def test_a_rule_plugs_into_the_chain():
     f = fake_facts(backbone=False, backbone_facts=0)
     d = D.apply(D.Draft.of("Rush is a band [1]."), f, (*D.RULES, shout))
     assert d.text() == "RUSH IS A BAND [1]." and d.notes[-1] == "shouted"
-    assert D.RULES[0] is D.final_check and D.RULES[8] is D.strict
+    assert D.RULES[0] is D.final_check and D.RULES[9] is D.strict
 
 
 def test_empty_reasons_are_fields():
@@ -500,3 +500,64 @@ def test_a_name_of_the_question_the_answer_never_mentions_is_a_warning_not_a_cha
     ru = replace(f, question="Городом какого типа была Варшава?", lang="ru")
     assert not D.uncovered(D.final_check(D.Draft.of("Это был большой город [1]."), ru), ru).warnings
     assert D.uncovered in D.RULES
+
+
+def test_read_back_fails_own_words_sentences_the_reader_doubts_and_leaves_copied_ones_alone():
+    asked = []
+
+    def reader(citations, text):
+        asked.append((citations, text))
+        return 0.2 if "Moon" in text else 0.9
+
+    def check(text: str):  # every sentence passes, with the citations it carries
+        parts = [p for p in re.split(r"(?<=\.)\s+", text) if p]
+        out = tuple(Statement(R.REFINE, re.sub(r" \[[\d, ]+\]", "", p), tuple(int(c) for c in re.findall(r"\d+", p)),
+                              R.SUPPORTED, 0.9, p) for p in parts)
+        return D.Block(text, out, parts), []
+
+    f = replace(fake_facts(), check=check, read_back=reader, settings=Settings(read_back=0.7))
+    text = ("Neil Peart was a Canadian musician [1]. Keith Moon played for Rush on Counterparts [1, 3]. "
+            "Peart drummed for the band Rush [1]. No [2].")
+    d = D.read_back(D.final_check(D.Draft.of(text), f), f)
+    # copied word for word (document 1's first sentence) and the two-word short answer are not read back
+    assert asked == [((1, 3), "Keith Moon played for Rush on Counterparts."), ((1,), "Peart drummed for the band Rush.")]
+    assert [s.verdict for s in d.sentences] == [R.SUPPORTED, R.UNSUPPORTED, R.SUPPORTED, R.SUPPORTED]
+    assert [n.split(" (P(Yes)")[0] for n in d.notes if n.startswith("read back: ")] == [
+        "read back: 'Keith Moon played for Rush on Counterparts [1, 3].' fails",
+        "read back: 'Peart drummed for the band Rush [1].' passes"]
+    assert D.strict(d, f).text() == "Neil Peart was a Canadian musician [1]. Peart drummed for the band Rush [1]. No [2]."
+    # off: no reader, or the setting 0
+    for off in (replace(f, read_back=None), replace(f, settings=Settings(read_back=0.0))):
+        assert D.read_back(d, off) is d
+    # a comparison's opening short answer is the comparison rules' to judge
+    asked.clear()
+    cmp = replace(f, question="Who drummed first, Neil Peart or Keith Moon?")
+    D.read_back(D.final_check(D.Draft.of("Keith Moon drummed first for his band [1, 3]. Keith Moon played for Rush "
+                                         "on Counterparts [3]."), cmp), cmp)
+    assert [t for _, t in asked] == ["Keith Moon played for Rush on Counterparts."]
+    assert D.copied("He was the drummer of the rock band Rush [1].", DOCS[:1])
+    assert not D.copied("Peart was the drummer of Rush [1].", DOCS[:1])
+
+
+def test_the_pipeline_reads_back_own_words_sentences_with_the_prompt_sets_step():
+    prompts = PromptSet.load("facts-en-kv")
+    assert "read_back" in prompts.steps and "{S}" in prompts.steps["read_back"].template
+    msgs = prompts.messages("read_back", question=Q, docs=prompts.doc(1, "Neil Peart", DOCS[0].text),
+                            statements="Peart drummed for Rush.")
+    assert "Claim: Peart drummed for Rush." in msgs[-1]["content"] and "Neil Peart was a Canadian" in msgs[-1]["content"]
+
+
+def test_the_pipeline_asks_the_llm_to_read_back_an_own_words_final_sentence():
+    replies = {"answer": "Neil Peart was a Canadian musician [1].", "gate": "No",
+               "refine": "Peart was the drummer of the rock band Rush [1].", "read_back": "0.2"}
+    settings = Settings(claim_words=0, refine="merge", fallback_sentences=1, add_nothing=False)
+    for read_back, shown in ((0.0, "Neil Peart was a Canadian musician [1]. Peart was the drummer of the rock band Rush [1]."),
+                             (0.7, "Neil Peart was a Canadian musician [1].")):
+        llm = ScriptedLLM(replies)
+        res = VeriCite(llm, WordChecker(), prompts=PromptSet.load("facts-en-kv"),
+                       settings=replace(settings, read_back=read_back)).answer(Q, DOCS)
+        assert res.answer == shown
+        assert [c[0] for c in llm.calls].count("read_back") == (1 if read_back else 0)
+    refine = next(s for s in res.stages if s.name == R.REFINE)
+    assert [c.score for c in refine.llm_calls if c.purpose == "read_back"] == [0.2]
+    assert any(n.startswith("read back: ") for n in refine.notes)
