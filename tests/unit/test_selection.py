@@ -626,6 +626,12 @@ def test_an_answer_that_stops_at_the_first_hop_is_led_by_the_second():
     assert SEL.next_hop(SEL.Picked((play,), ()), [], [abbott], q).sentences == (abbott, play)
     assert states(abbott.text, asked("In what year was the death of the playwright of Three Men on a Horse?"))
     assert not states("George Abbott was an American theatre producer.", asked(q))
+    # a copy that lost the span's dash: the death's full date closes the bracket
+    for span in ("(December 29, 1808 July 31, 1875)", "(29 December 1808 31 July 1875)"):
+        assert states(f"Andrew Johnson {span} was the 17th President.", asked(q))
+        assert states(f"Andrew Johnson {span} was the 17th President.", asked("When did Andrew Johnson die?"))
+    assert not states("The album (released June 2, 1998 and reissued May 3, 2001) sold well.", asked(q))
+    assert not states("Andrew Johnson (December 29, 1808) was the 17th President.", asked("When did he die?"))
     assert not asked("Кто муж актрисы, сыгравшей Тельму?", "ru")  # English only
     # a population or a seat asked: the town or the company the first hop names, then its figure or its seat
     q = "What is the population of the town at the intersection of Interstate Highways 77 and 81?"
