@@ -16,7 +16,7 @@ from typing import TypeVar
 
 from .content import WORDS_EN, answer_words, stems
 from .entities import COPULA, DEMONYMS, NAME_RUN, found
-from .relations import LIFESPAN
+from .relations import LIFESPAN, MONTH
 
 T = TypeVar("T")
 
@@ -149,9 +149,8 @@ _TENS = {w: 10.0 * k for k, w in enumerate("_ _ twenty thirty forty fifty sixty 
 #: words a document counts the same thing with: "more floors" of "a 68-story tower"
 _COUNTED_ALIKE = ("floors floor stories storeys story",)
 _TOKEN = re.compile(rf"{_NUMBER}|[^\W\d_]+")
-_MONTHS = {m: k + 1 for k, m in enumerate(("january", "february", "march", "april", "may", "june", "july", "august",
-                                             "september", "october", "november", "december"))}
-_MONTH = "|".join(m.capitalize() for m in _MONTHS)
+_MONTH = MONTH
+_MONTHS = {m.lower(): k + 1 for k, m in enumerate(MONTH.split("|"))}
 _DATE = re.compile(rf"\b(?:(?P<m1>{_MONTH})\s+(?P<d1>\d{{1,2}}),?\s+(?P<y1>\d{{4}})"
                    rf"|(?P<d2>\d{{1,2}})\s+(?P<m2>{_MONTH}),?\s+(?P<y2>\d{{4}})"
                    rf"|(?P<m3>{_MONTH})\s+(?P<y3>\d{{4}})"

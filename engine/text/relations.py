@@ -161,10 +161,11 @@ def asked_phrase(question: str, lang: str = "en") -> frozenset[str]:
 #: span, which states the birth (its first year) without the word "born"; a place may follow each date
 #: ("(July 1, 1909, Montevideo – May 30, 1994, Madrid)")
 _PLACE = r"(?:,\s*[A-Z][^,()–—]{0,30}?)?"
-_MONTH_NAMES = "January|February|March|April|May|June|July|August|September|October|November|December"
+#: the month names as a regex alternation ("January|...|December"; engine/text/compare.py dates with them)
+MONTH = "January|February|March|April|May|June|July|August|September|October|November|December"
 #: the dash between the two dates, or a dash a copy lost where the death's full date closes the bracket ("(December
 #: 29, 1808 July 31, 1875)")
-_SPAN_DASH = (rf"(?:\s*[–—-]|\s*(?=(?:(?:{_MONTH_NAMES})\s+\d{{1,2}},?|\d{{1,2}}\s+(?:{_MONTH_NAMES}))\s+\d{{4}}"
+_SPAN_DASH = (rf"(?:\s*[–—-]|\s*(?=(?:(?:{MONTH})\s+\d{{1,2}},?|\d{{1,2}}\s+(?:{MONTH}))\s+\d{{4}}"
               rf"{_PLACE}\s*\)))")
 LIFESPAN = re.compile(rf"\((?:born\s+)?[^()]{{0,24}}?\b\d{{4}}{_PLACE}{_SPAN_DASH}")
 #: a span with both years states the death too
