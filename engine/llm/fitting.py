@@ -51,9 +51,10 @@ def fit_document(llm: Tokens, doc: Document, budget: int, warnings: list[str], n
 
 
 def fit_documents(llm: Tokens, docs: Sequence[Document], budget: int, render: Callable[[int, str, str], str],
-                  warnings: list[str], *, hint: str) -> str:
+                  warnings: list[str], *, hint: str, numbers: Sequence[int] = ()) -> str:
     """All documents rendered with ``render(number, title, text)``, each cut to an equal share of
     ``budget`` tokens if needed (titles to :data:`TITLE_TOKENS`); a cut adds one warning per document.
+    ``numbers``: the documents' 1-based numbers when ``docs`` are some of a question's (default 1, 2, ...).
 
     Raises:
         InputError: a document would get fewer than :data:`MIN_DOC_TOKENS` tokens (the message ends with ``hint``).
@@ -62,7 +63,7 @@ def fit_documents(llm: Tokens, docs: Sequence[Document], budget: int, render: Ca
     if per_doc < MIN_DOC_TOKENS:
         raise InputError(f"{len(docs)} documents do not fit the LLM context ({llm.n_ctx} tokens) {hint}")
     parts = []
-    for i, d in enumerate(docs, start=1):
+    for i, d in zip(numbers or range(1, len(docs) + 1), docs):
         title, _ = llm.truncate(d.title, TITLE_TOKENS)
         parts.append(render(i, title, fit_document(llm, Document(title, d.text), per_doc - llm.count_tokens(title),
                                                    warnings, i)))

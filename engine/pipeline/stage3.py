@@ -15,6 +15,7 @@ from .. import records as R
 from ..claims import end_fill
 from ..conflicts import Conflict, find_conflicts
 from ..draft import Draft, with_citations
+from ..llm.fitting import fit_documents
 from ..records import StageTrace, Statement
 from ..selection import (
     Conclusion,
@@ -39,7 +40,7 @@ from ..text.content import answer_words
 from ..text.relevance import relevant_sentences
 from ..text.splitter import split_sentences, whole_part
 from ..verifier import answer_claims
-from .calls import chat, cite_grammar, complete, documents_block, split_lang
+from .calls import budget, chat, cite_grammar, complete, documents_block, split_lang
 from .context import Question, Stage
 
 if TYPE_CHECKING:
@@ -294,13 +295,16 @@ def rules(pipe: VeriCite, q: Question, refine: Stage, answer: Stage, verified: l
 
 def _reader(pipe: VeriCite, q: Question, refine: Stage) -> Callable[[tuple[int, ...], str], float] | None:
     """The LLM reading a final sentence back against the documents it cites (:func:`~vericite.engine.draft.read_back`):
-    ``(citations, sentence) -> P(Yes)`` from one forward pass, the call recorded in the stage-3 trace; None when
+    ``(citations, sentence) -> P(Yes)`` from one forward pass over the cited documents fitted to the context as every
+    step's are (:func:`~vericite.engine.llm.fitting.fit_documents`), the call recorded in the stage-3 trace; None when
     ``read_back`` is 0 or the question's prompt set has no ``read_back`` step."""
     if pipe.settings.read_back <= 0 or "read_back" not in q.prompts.steps:
         return None
 
     def read(citations: tuple[int, ...], sentence: str) -> float:
-        docs = "\n".join(q.prompts.doc(c, q.shown[c - 1].title, q.shown[c - 1].text) for c in citations)
+        docs = fit_documents(pipe.llm, [q.shown[c - 1] for c in citations],
+                             budget(pipe, q.prompts, R.READ_BACK, q.text, sentence), q.prompts.doc, q.warnings,
+                             hint=f"for {R.READ_BACK}", numbers=citations)
         cancel.check()
         with q.timeline.span("llm", R.READ_BACK):
             p_yes, call = pipe.llm.yes_probability(pipe.render(q.prompts.messages(

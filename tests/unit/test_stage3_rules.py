@@ -561,3 +561,17 @@ def test_the_pipeline_asks_the_llm_to_read_back_an_own_words_final_sentence():
     refine = next(s for s in res.stages if s.name == R.REFINE)
     assert [c.score for c in refine.llm_calls if c.purpose == "read_back"] == [0.2]
     assert any(n.startswith("read back: ") for n in refine.notes)
+
+
+def test_read_back_fits_a_long_cited_document_to_the_context_and_keeps_its_number():
+    long_doc = Document("Rush (band)", "Rush was a Canadian rock band. " + "They toured widely. " * 3000)
+    docs = [DOCS[0], long_doc]
+    replies = {"answer": "Rush was a Canadian rock band [2].", "gate": "No",
+               "refine": "Rush was a rock band [2].", "read_back": "0.9"}
+    llm = ScriptedLLM(replies)
+    settings = Settings(claim_words=0, refine="merge", add_nothing=False, read_back=0.7)
+    res = VeriCite(llm, WordChecker(), prompts=PromptSet.load("facts-en-kv"), settings=settings).answer(Q, docs)
+    prompt = next(m for p, m, _ in llm.calls if p == "read_back")[-1]["content"]
+    assert "Document [2](Title: Rush (band))" in prompt and "Document [1]" not in prompt
+    assert len(prompt.split()) < llm.n_ctx < len(long_doc.text.split())
+    assert "document [2] truncated to fit the LLM context" in res.warnings
