@@ -41,7 +41,7 @@ from .text.compare import (
 from .text.content import FUNCTION_WORDS, answer_words, stems, yes_no_question
 from .text.entities import DEMONYMS, FULL_NAME, NAME_RUN, SUBJECT_NOUN, SUBJECT_PRONOUNS, bare_title, found
 from .text.entities import names as names_in
-from .text.relations import asked, asked_phrase, states
+from .text.relations import MONTH, asked, asked_phrase, states
 from .text.relevance import bm25_scores, few_scores
 from .text.splitter import split_sentences
 
@@ -1073,11 +1073,18 @@ def links(sentence: str, named: str, question: str) -> bool:
     """Whether ``sentence`` shares a name the question lacks with ``named`` (the sentences that
     name the answer): the link of a bridge ("Peart was inducted ..." beside "Peart was the drummer
     of Rush"), not another fact about the question's own subject. A nationality
-    (:data:`~vericite.engine.text.entities.DEMONYMS`: "American") links nothing."""
+    (:data:`~vericite.engine.text.entities.DEMONYMS`: "American") and a month or weekday ("March": two dates)
+    link nothing."""
     return bool(shared_names(sentence, named, question))
 
 
+#: month and weekday names: capitalised, yet two dates in the same month tie nothing together
+_CALENDAR = frozenset(MONTH.lower().split("|")) | frozenset(
+    "monday tuesday wednesday thursday friday saturday sunday".split())
+
+
 def shared_names(sentence: str, named: str, question: str) -> set[str]:
-    """The names of ``sentence`` found in ``named`` and not in ``question``, nationalities aside
-    (see :func:`links`)."""
-    return {n for n in names_in(sentence) if n.lower() not in DEMONYMS and found(n, named) and not found(n, question)}
+    """The names of ``sentence`` found in ``named`` and not in ``question``, nationalities, months and weekdays
+    aside (see :func:`links`)."""
+    return {n for n in names_in(sentence) if n.lower() not in DEMONYMS and n.lower() not in _CALENDAR
+            and found(n, named) and not found(n, question)}

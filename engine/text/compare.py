@@ -253,7 +253,8 @@ def both(question: str) -> list[str]:
         if not m:
             continue
         a = _tail_name(m.group("a").rstrip(" ,"))  # "Are both Dictyosperma, and Huernia ...?"
-        b = _tail_name(m.group("b")) if "b" in m.groupdict() else _lead_name(m.group("rest"))
+        # "Are Cryptanthus and Gagea, both a genus?": a comma before "both"
+        b = _tail_name(m.group("b").rstrip(" ,")) if "b" in m.groupdict() else _lead_name(m.group("rest"))
         if a and b:
             return [a, b]
     found = _placed_pair(q)

@@ -135,12 +135,20 @@ def found(name: str, text: str) -> bool:
         return True
     if len(st) < 4:
         return False
-    # a Latin stem begins another only as an ending does ("Texan", "Japanese"): "General" is no form of "Generalissimo"
+    # a Latin stem begins another only as an ending does ("Texan", "Japanese"): "General" is no form of "Generalissimo";
+    # a surname made of a first name is another name ("Johnson" is not "John", "Peterson" not "Peter")
     near = _script(name) != "latin"
-    return any((s.startswith(st) or st.startswith(s)) and len(s) >= 4 and (near or abs(len(s) - len(st)) <= 3)
+    return any((s.startswith(st) or st.startswith(s)) and len(s) >= 4 and (near or abs(len(s) - len(st)) <= 3
+                                                                       and not _patronymic(s, st))
                for s in stems) or (
         len(st) >= 5 and _script(name) == "cyrillic" and st[:5] in prefixes
         and any(abs(len(s) - len(st)) <= 2 and s[:5] == st[:5] for s in stems))
+
+
+def _patronymic(a: str, b: str) -> bool:
+    """Whether one of two stems is the other with a surname's "-son" / "-sen" ("johnson", "john")."""
+    longer, shorter = (a, b) if len(a) > len(b) else (b, a)
+    return longer[len(shorter):] in ("son", "sen")
 
 
 def unsupported_names(premise: str, hypothesis: str) -> list[str]:
@@ -215,6 +223,31 @@ def _subject_swapped(doc_subject: str, subject: str, titles: Sequence[str]) -> b
         return any(all(found(w, " ".join(t)) for w in said) and not all(found(w, subject) for w in t) for t in own)
     # a sentence about the document's own subject ("Tales Of Budapest is a 1937 Hungarian comedy film")
     return any(all(found(w, head) for w in t) for t in own)
+
+
+def self_related(hypothesis: str) -> str:
+    """The subject of a ``hypothesis`` that relates it to itself ("Daniel Webster was the second wife of Daniel
+    Webster", a rewrite of "Caroline LeRoy Webster ... was the second wife of ... Daniel Webster"): "<name>
+    is/was/are/were ..." whose predicate names the same name again, as written and not as part of a longer one
+    ("Walt Disney was the founder of the Walt Disney Company", "Smith was the son of John Smith", "X is the
+    brother of X's wife" are not); "" otherwise. Every word is in the document, so a sentence-pair checker
+    passes it."""
+    m = COPULA.search(hypothesis)
+    subject = hypothesis[:m.start()].strip() if m else ""
+    if not m or not names(subject) or len(subject.split()) > 8 or re.fullmatch(r"The\s+\S+", subject):
+        return ""
+    rest = hypothesis[m.end():]
+    if re.match(r"\s*(?:born\s+as|born|(?:also\s+)?known\s+as|called|named)\b", rest):
+        return ""  # "Michel Dahmani is born as Michel Dahmani": another name of it, said as itself
+    # the predicate is a relation of the same name: "the (second) wife of (statesman) X" ("OK Go is the debut album
+    # by American rock band OK Go", "Agabus is a genus ... named after Agabus" are a work or a name after its maker)
+    k = re.match(rf"\s*(?:the|an?)\s+(?:[\w-]+\s+){{0,3}}?of\s+(?:[\w-]+\s+){{0,3}}?{re.escape(subject)}(?![\w'’-])",
+                 rest)
+    if k and not re.match(r"\s+(?:[A-Z0-9]|[-–—&])", rest[k.end():]) and not rest[:k.end()].rstrip().endswith(
+            tuple(f" {w}" for w in ("of", "the"))) and not re.search(r"[A-Z]\S*\s+" + re.escape(subject) + "$",
+                                                                     rest[:k.end()]):
+        return subject
+    return ""
 
 
 def swapped_subject(premise: str, hypothesis: str, titles: Sequence[str] = ()) -> str:

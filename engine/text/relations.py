@@ -16,10 +16,10 @@ from .content import stems
 
 #: a relation word of a question -> the words a document may state it with (itself included)
 RELATIONS: dict[str, str] = {
-    "spouse": "spouse married marry wife husband widow",
+    "spouse": "spouse married marry wife husband widow partner",
     "wife": "wife married marry spouse",
     "husband": "husband married marry spouse",
-    "married": "married marry wife husband spouse",
+    "married": "married marry wife husband spouse partner",
     "father": "father son daughter",
     "mother": "mother son daughter",
     "parent": "parent father mother",
@@ -57,7 +57,10 @@ RELATIONS: dict[str, str] = {
 }
 
 
-_OF_NAMED = re.compile(r"\b([a-z]+) of (?:the )?[A-Z]")
+#: "president of India": a relation of a name the question gives; not of one it describes by a name ("the spouse of
+#: the Green performer", "the wife of Here Comes the Boom's screenwriter": the performer's, the screenwriter's)
+_OF_NAMED = re.compile(r"\b([a-z]+) of (?:the )?[A-Z](?![\w'’.&-]*(?:\s+(?:[A-Z0-9][\w'’.&-]*|of|the|and|a))*(?:'s|’s)?"
+                       r"\s+[a-z]{2,}(?:er|or|ist|ian|ant|man|woman|star|member)s?\b)")
 #: "What is the enrollment at the school that ...", "What was the nickname of the ...": the noun the question asks
 #: for, right after its wh-word, copula and "the", followed by what it is asked of
 _WHAT_IS_THE, _ASKED_OF = r"^\W*(?:what|which)\s+(?:is|was|are|were)\s+the\s+", r"\s+(?:of|at|in|for|from)\s"

@@ -41,6 +41,10 @@ _ABBREVIATIONS = {
     "ru": ("т.е.", "т. е.", "т.к.", "т. к.", "т.д.", "т. д.", "т.п.", "т. п.", "и др.", "см.", "напр.", "англ."),
 }
 _DOT = "\u2024"  # ONE DOT LEADER: stands in for a protected full stop while pysbd splits
+#: stands in for the bracket closing a number in brackets where a line has several ("Thursday (April 5) or Friday
+#: (April 6) [2]."): pysbd reads "5)" and "6)" as a numbered list and splits before each
+_CLOSE = "\u2e29"  # RIGHT DOUBLE PARENTHESIS
+_NUMBER_CLOSED = re.compile(r"(\([^().?!]*\d)\)")
 #: English abbreviations whose stop ends no sentence only before certain words: "Warner Bros. Records" (a company's
 #: "Bros." inside its name; before another word it may end one: "... released from Warner Bros. "Swept Away" was
 #: ..."); "Hon. Winnie Kiiza" (the honorific before a name: pysbd knows "Rev.", "Gen.", "Gov.", not "Hon.")
@@ -142,11 +146,13 @@ def _protect(line: str, lang: str) -> str:
     for abbr in (*_ABBREVIATIONS["*"], *_ABBREVIATIONS.get(lang, ())):
         if abbr in line:
             line = line.replace(abbr, abbr.replace(".", _DOT))
+    if len(_NUMBER_CLOSED.findall(line)) > 1:  # one alone is no list, and pysbd keeps "(b. 1920)" whole by its bracket
+        line = _NUMBER_CLOSED.sub(lambda m: m.group(1) + _CLOSE, line)
     return _CONDITIONAL.sub(lambda m: m.group(0)[:-1] + _DOT, line) if lang == "en" else line
 
 
 def _segments(line: str, lang: str) -> list[str]:
-    return [s.replace(_DOT, ".").strip() for s in _segmenter(lang).segment(_protect(line, lang))]
+    return [s.replace(_DOT, ".").replace(_CLOSE, ")").strip() for s in _segmenter(lang).segment(_protect(line, lang))]
 
 
 def split_sentences(text: str, lang: str = "en") -> list[str]:

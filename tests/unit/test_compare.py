@@ -49,6 +49,7 @@ def test_the_two_things_a_yes_no_question_asks_the_same_of():
         "Freakonomics", "In the Realm of the Hackers"]
     assert both("Were both Alvin Lee and Chad Gray lead vocalists for bands?") == ["Alvin Lee", "Chad Gray"]
     assert both("Are both Dictyosperma, and Huernia described as a genus?") == ["Dictyosperma", "Huernia"]
+    assert both("Are Cryptanthus and Gagea, both a genus?") == ["Cryptanthus", "Gagea"]  # a comma before "both"
     assert both("Are the flowering plants Ecballium and Elatostema in the same family?") == ["Ecballium", "Elatostema"]
     assert both("Are Aladdin and Song of the South produced by the same company?") == ["Aladdin", "Song of the South"]
     assert both("Are dogs and cats both mammals?") == []  # no names

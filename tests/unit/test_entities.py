@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from vericite.engine import records as R
 from vericite.engine.verifier import Verifier, answer_claims
-from vericite.engine.text.entities import found, names, swapped_subject, unsupported_names
+from vericite.engine.text.entities import found, names, self_related, swapped_subject, unsupported_names
 from vericite.engine.pipeline import Settings, VeriCite
 from vericite.engine.records import Document, StageTrace
 from vericite.engine.timeline import Timeline
@@ -38,6 +38,10 @@ def test_a_capitalised_english_name_is_not_found_in_a_common_word_of_its_stem():
     assert not found("Collectibles", "the Savannah College of Art and Design")  # same five letters, another word
     # a Latin stem begins another only as an ending does: "Generalissimo" is not "Major General", "Texan" is Texas
     assert not found("Generalissimo", "troops of Major General Tomitaro Horii")
+    # a surname made of a first name is another name: "Johnson" is not "John Wilkes Booth", nor "Peter" "Peterson"
+    assert not found("Johnson", "a conspirator, with John Wilkes Booth, in the assassination")
+    assert not found("Peter", "Oscar Peterson played")
+    assert found("Johnson", "Andrew Johnson's term") and found("Johnsons", "the Johnson family")
     assert found("Texan", "a town in West Texas") and found("Japanese", "a band from Japan")
 
 def test_a_name_of_several_words_is_found_word_by_word_not_by_its_first_word():
@@ -178,6 +182,23 @@ def test_the_verifier_fails_a_claim_copying_a_predicate_onto_another_subject():
     out, trace = _resolve(Verifier(Lenient(), threshold=0.5, schedule="sequential", entity_guard=True), items)
     assert [s.verdict for s in out] == [R.DROPPED_NLI, R.KEPT]
     assert any("say it of 'His 1930 film" in n for n in trace.notes)
+
+
+def test_a_claim_relating_its_subject_to_itself_fails_and_a_work_named_after_its_maker_passes():
+    assert self_related("Daniel Webster was the second wife of Daniel Webster.") == "Daniel Webster"
+    assert self_related("Charles Greville was the father of statesman Charles Greville.") == "Charles Greville"
+    assert self_related("Caroline LeRoy Webster was the second wife of Daniel Webster.") == ""
+    assert self_related("Smith was the son of John Smith.") == ""  # part of a longer name
+    assert self_related("Walt Disney was the founder of the Walt Disney Company.") == ""
+    assert self_related("OK Go is the debut studio album by American rock band OK Go.") == ""  # a self-titled work
+    assert self_related("Naples is a principal city of the Naples - Marco Island Metropolitan Area.") == ""
+    doc = [Document("Caroline LeRoy", "Caroline LeRoy Webster (1797 – 1882) was the second wife of 19th Century "
+                                      "statesman Daniel Webster.")]
+    items = answer_claims(R.ANSWER, "Daniel Webster was the second wife of Daniel Webster [1]. Caroline LeRoy Webster "
+                                    "was the second wife of Daniel Webster [1].", doc, "en", final=False)
+    out, trace = _resolve(Verifier(Lenient(), threshold=0.5, schedule="sequential", entity_guard=True), items)
+    assert [s.verdict for s in out] == [R.DROPPED_NLI, R.KEPT]
+    assert any("relates 'Daniel Webster' to itself" in n for n in trace.notes)
 
 
 class Doubtful(WordChecker):

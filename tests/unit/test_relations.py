@@ -111,3 +111,14 @@ def test_who_was_in_charge_is_asked_of_presidents_and_rulers():
                     "Hassan Sheikh Mohamud was elected President of Somalia.") == ""
     assert unstated("Abdi Farah Shirdon was in charge of Somalia.", q,
                     "Abdi Farah Shirdon is a Somali businessman.") == "charg"
+
+
+def test_a_relation_of_one_described_by_a_name_is_asked_and_a_partner_is_a_spouse():
+    # "president of India" is asked of a name the question gives; "the spouse of the Green performer" of the performer
+    assert "spous" in asked("Who is the spouse of the Green performer?")
+    assert "wife" in asked("Who plays the wife of Here Comes the Boom's screenwriter in Grown Ups?")
+    assert "child" in asked("Who is the child of Chiang Hsiao-wen's father?")
+    assert "presid" not in asked("When did the president of India visit the birthplace of Nelson Mandela?")
+    assert "director" not in asked("Who is the spouse of the director of Jump for Glory?")  # "for" is no role
+    assert states("Miquette Giraudy is a keyboard player, best known for her work with her partner Steve Hillage.",
+                  asked("Who is the spouse of the Green performer?"))

@@ -1284,3 +1284,19 @@ def test_the_tie_names_whom_the_lead_is_about_before_saying_more_of_the_question
         out = SEL.lead(SEL.Picked((pick2,), ()), [pick2], quotes, q2, "Jonghyun of the boy group Shinee is a South Korean singer.",
                        titles=["The First (album)", "Kim Jong-hyun (singer)", "Songs by Jonghyun", "", "Shinee"])
         assert [s.text for s in out.sentences[:2]] == [lead2.text, debut.text]
+
+
+def test_a_pick_sharing_only_a_month_with_the_answer_is_not_linked_to_it():
+    q = 'The band who released the debut album "Tinted Windows" had their first performance in what city?'
+    first = fact("The first performance by the band was on March 18, 2009 at Cain's Ballroom in Tulsa, Oklahoma.", (2,))
+    tour = fact("The Delta Machine Tour was a worldwide concert tour by English electronic music band Depeche Mode in "
+                "support of the group's 13th studio album, \"Delta Machine\", released 22 March 2013.", (4,))
+    friday = fact("The band played on Friday, May 3, 2009 in New Jersey.", (2,))
+    assert not SEL.links(tour.text, first.text, q) and not SEL.links(friday.text, "They met on Friday, June 1.", q)
+    titles = ["Tinted Windows (album)", "Tinted Windows (band)", "Cain's Ballroom", "The Delta Machine Tour"]
+    picked = SEL.compose(SEL.Selection("Tulsa, Oklahoma", (0, 1)), [first, tour], q, titles=titles)
+    assert picked.sentences == (first,)
+    # a real name shared still links
+    hall = fact("Cain's Ballroom is a historic venue in Tulsa.", (3,))
+    assert SEL.compose(SEL.Selection("Tulsa, Oklahoma", (0, 1)), [first, hall], q, titles=titles).sentences == (
+        first, hall)

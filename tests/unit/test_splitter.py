@@ -1,4 +1,4 @@
-from vericite.engine.text.splitter import split_statements
+from vericite.engine.text.splitter import split_sentences, split_statements
 
 
 def test_one_statement_per_sentence():
@@ -266,3 +266,15 @@ def test_a_closing_pointer_at_the_source_is_not_part_of_the_statement():
     # "listed in" a register is what the statement says, not a pointer at the source
     assert without_inference("The church is listed in the National Register of Historic Places.") == \
         "The church is listed in the National Register of Historic Places."
+
+
+def test_numbers_in_brackets_are_no_numbered_list():
+    # pysbd read "5)" and "6)" as list items: "Thursday (April" / "5) or Friday (April" / "6) [2]."
+    said = "Most teams opened the 2012 season on Thursday (April 5) or Friday (April 6) [2]."
+    assert split_sentences(f"{said} Then it rained.") == [said, "Then it rained."]
+    films = 'Her roles include "Let It Ride" (1989) "Made in America" (1993) and "Bound" (1996).'
+    assert split_sentences(films) == [films]
+    # an abbreviation or a question mark inside the brackets keeps pysbd's own reading
+    assert split_sentences("He lived (1900–1950). She (b. 1920) came.") == ["He lived (1900–1950).", "She (b. 1920) came."]
+    assert split_sentences("Tao (365? –427) was a poet (317-420) here.") == ["Tao (365? –427) was a poet (317-420) here."]
+    assert split_sentences("Steps: 1) mix. 2) bake.") == ["Steps:", "1) mix.", "2) bake."]  # a real list is untouched
