@@ -285,7 +285,37 @@ def resolve_pronoun(s: Statement, titles: Sequence[str], texts: Sequence[str] = 
     document never calls anything by the title's capitalised words ("Пресс-релиз" for a press
     release's "Он", which means Yandex Market; a snippet that never names its subject: the checker,
     which reads the text and not the title, would fail the name). The final check then checks the
-    sentence as resolved."""
+    sentence as resolved. An opening "They" the title does not resolve is the two names joined by "and" that open
+    the sentence before it in its document ("They struggled with finding a film production company" after "Yankovic
+    and Levey wrote the film ..." -> "Yankovic and Levey struggled ...")."""
+    out = _by_title(s, titles, texts)
+    if out is s and s.text.startswith("They ") and (pair := _pair_before(s, texts)):
+        text = pair + s.text[4:]  # "Yankovic and Levey wrote the film ... They struggled with ..."
+        return replace(s, text=text, raw=text)
+    return out
+
+
+#: "Yankovic and Levey wrote the film ...": a sentence opening with two names joined by "and", whom the next
+#: sentence's "They" means
+_PAIR = re.compile(r"(?P<pair>[A-Z][\w'’.-]*(?:\s+[A-Z][\w'’.-]*)*\s+and\s+[A-Z][\w'’.-]*(?:\s+[A-Z][\w'’.-]*)*)"
+                   r"\s+[a-z]")
+
+
+def _pair_before(s: Statement, texts: Sequence[str]) -> str:
+    """The two names joined by "and" that open the sentence before ``s`` in the one document it cites ("Yankovic and
+    Levey" for "They struggled ..."); "" when it cites several, is not its document's own sentence or follows none
+    such."""
+    if len(s.citations) != 1 or not 1 <= s.citations[0] <= len(texts):
+        return ""
+    doc = texts[s.citations[0] - 1]
+    k = doc.find(s.text[:40])
+    before = split_sentences(doc[:k]) if k > 0 else []
+    m = _PAIR.match(before[-1]) if before else None
+    return m.group("pair") if m else ""
+
+
+def _by_title(s: Statement, titles: Sequence[str], texts: Sequence[str]) -> Statement:
+    """:func:`resolve_pronoun` by the cited document's title."""
     m = _PRONOUN.match(s.text) or _DEFINITE.match(s.text) or _PLURAL.match(s.text)
     title = _sole_title(s, titles)
     if not m or not title:
@@ -552,8 +582,10 @@ def lead(picked: Picked, verified: Sequence[Statement], quotes: Sequence[Stateme
                     bridge and _title_in(title, text) or len(shared_names(text, head.text, question)) >= 2)
             return links(text, named, question) and about(s.text, question)
 
+        # the question's words counted as it will be shown: "It stars ... Bill Pullman as Jack" in "While You Were
+        # Sleeping (film)" says "While You Were Sleeping stars ..."
         tie = [s for s in [*picked.sentences, *verified, *quotes] if s is not head and s.text != head.text
-               and len(answer_words(s.text, "", lang) & asked) >= 2 and ties(s)]
+               and len(answer_words(resolve_pronoun(s, titles, texts).text, "", lang) & asked) >= 2 and ties(s)]
         other = [s for s in tie if not set(s.citations) & set(head.citations)]
         if kept_first:  # beside the model's own pick only a hop to another document: its own mostly repeat it
             tie = other
@@ -670,9 +702,20 @@ def next_hop(picked: Picked, verified: Sequence[Statement], quotes: Sequence[Sta
     # opener, "Born in ...", names nothing)
     firsts = [(s, [n for n in names_in(s.text) if not found(n, question) and found(n, s.text.split(" ", 1)[-1])])
               for s in picked.sentences if any(found(n, s.text) for n in asked_of)]
-    # a nationality is no one new ("British" of "the British First Army" is not whom "the British bombed" is about)
-    firsts = [(s, [n for n in ns if n.lower() not in DEMONYMS]) for s, ns in firsts]
+    # a nationality is no one new ("British" of "the British First Army" is not whom "the British bombed" is about),
+    # nor a month ("March" of "March 18, 2009")
+    firsts = [(s, [n for n in ns if n.lower() not in DEMONYMS and n.lower() not in _CALENDAR]) for s, ns in firsts]
     found_head, new = next(((s, list(dict.fromkeys(ns))) for s, ns in firsts if ns), (None, []))
+    if found_head is None and not firsts:
+        # none names the question's names: a first pick of the document titled by one of them is about it though it
+        # does not name it ("... able to get Orion Pictures' support" in "UHF (film)" for "Who founded the company
+        # that distributed the film UHF?"); not a later one, which ties a lead to the question ("He won gold medal in
+        # the 1970 Asian Games" in "Chandgi Ram" after the Games held in Bangkok)
+        firsts = [(s, [n for n in names_in(s.text) if not found(n, question) and n.lower() not in DEMONYMS
+                       and n.lower() not in _CALENDAR and found(n, s.text.split(" ", 1)[-1])])
+                  for s in picked.sentences[:1] if (t := bare_title(_sole_title(s, titles))) and _a_name(t)
+                  and any(found(n, t) for n in asked_of)]
+        found_head, new = next(((s, list(dict.fromkeys(ns))) for s, ns in firsts if ns), (None, []))
     if found_head is None:
         return picked
     head: Statement = found_head
@@ -853,6 +896,10 @@ def _compose(sel: Selection, verified: Sequence[Statement], question: str, lang:
     anchor = None
     if not naming:
         others = [s for s in verified if names(sel.answer, s.text, lang) and about(titled(s), question, texts)]
+        # one naming every word of the answer comes before those naming two thirds ("Qazi Touqeer was born in
+        # Kolkata", a template fill, for the answer "Ruprekha Banerjee was born in Kolkata.")
+        whole = [s for s in others if _units(sel.answer, lang) - _ARTICLES <= _units(s.text, lang)]
+        others = whole or others
         if others:  # those that link to a pick (the bridge's other half), else the two closest to the question
             tied = [s for s in others if any(links(p.text, s.text, question) for p in picks)]
             naming = D.relevant(question, tied or others, 1 if tied else NAMING, lang)
@@ -928,7 +975,7 @@ def without_repeats(sentences: list[Statement], question: str, lang: str) -> lis
     return out
 
 
-_PARTS = re.compile(r"\b(?:and|или|и)\s+(?:when|where|which|what|who|whom|how|why|"
+_PARTS = re.compile(r"\b(?:and|или|и)\s+(?P<wh>when|where|which|what|who|whom|how|why|"
                     r"когда|где|как|какой|какая|какое|какие|кто|что|почему|сколько|зачем)\b", re.I)
 
 
@@ -1052,8 +1099,11 @@ def several_parts(question: str) -> bool:
     """Whether the question asks two things joined by "and" ("When was it launched and which
     categories does it sell?", "Когда ... и какие ..."), or compares two it names after a comma
     ("Who was born first, Erika Jayne or Marco Da Silva?"): the picks that answer the second part,
-    or say the other one's date, share no name with the sentence that names the answer, and are kept."""
-    return bool(_PARTS.search(question) or choices(question))
+    or say the other one's date, share no name with the sentence that names the answer, and are kept. A second
+    relative clause of the same one is no second part ("Name the actor who has acted in the film Arrival and who has
+    been nominated for ...": one actor)."""
+    return any(not re.search(rf"\w\s+{re.escape(m.group('wh'))}\b", question[:m.start()], re.I)
+               for m in _PARTS.finditer(question)) or bool(choices(question))
 
 
 def about(sentence: str, question: str, beside: Sequence[str] = ()) -> bool:

@@ -50,6 +50,9 @@ _COMMON = re.compile(r"^\W*(?:what|which)\b.*?\b(?:do|does|did|that|which)\s+(?:
 _BOTH_WHAT = re.compile(r"^\W*(?:both\s+)?(?:the\s+)?(?P<a>.+?)\s+and\s+(?:the\s+)?(?P<b>.+?)\s+"
                         r"(?:are|were|had|have|share|shared)\s+(?:both\s+)?"
                         r"(?:[a-z]+\s+){0,3}?(?:what|which)\b", re.I)
+# "Both Dusty Drake and Joe Diffie sing which genre of music?": after an opening "Both", any verb
+_BOTH_VERB = re.compile(r"^\W*both\s+(?:the\s+)?(?P<a>.+?)\s+and\s+(?:the\s+)?(?P<b>.+?)\s+(?-i:[a-z]+)\s+"
+                        r"(?:[a-z]+\s+){0,3}?(?:what|which)\b", re.I)
 # "What type of film are both A and B?", "What genre of music was played by both A and B?"
 _WHAT_BOTH = re.compile(r"^\W*(?:what|which)\b[^,]*?\b(?:(?:are|were)|by)\s+both\s+(?:the\s+)?(?P<a>.+?)\s+and\s+"
                         r"(?:the\s+)?(?P<b>.+)$", re.I)
@@ -275,9 +278,10 @@ def common(question: str) -> list[str]:
     """The two things a question asks what they have in common ("What type of media does Bitter Jester
     and Sicko have in common?" -> ["Bitter Jester", "Sicko"]; '"A Summer in the Cage" and "American
     Hardcore" are both what kind of film?'; "What genre are both A and B?"; "What genre of music was played by
-    both A and B?"; "A and B are both best known for what profession?"); [] for another question."""
+    both A and B?"; "A and B are both best known for what profession?"; "Both A and B sing which genre of music?");
+    [] for another question."""
     q = re.sub(r"[\"“”«»]", "", question).strip().rstrip("?").rstrip()  # a title in quotes is a name
-    for pattern in (_COMMON, _BOTH_WHAT, _WHAT_BOTH):
+    for pattern in (_COMMON, _BOTH_WHAT, _BOTH_VERB, _WHAT_BOTH):
         m = pattern.match(q)
         if not m:
             continue
@@ -833,7 +837,8 @@ def same(question: str, sentences: Sequence[str]) -> str:
             n = number(question, sentence)
             return None if n is None else str(float(n))
         if noun in ("nationality", "country", "language"):
-            return next((w.lower() for w in re.findall(r"[A-Z][a-z]+", sentence) if w.lower() in DEMONYMS), None)
+            said = next((w.lower() for w in re.findall(r"[A-Z][a-z]+", sentence) if w.lower() in DEMONYMS), None)
+            return said or (_placed_country(sentence) if noun == "country" else None)
         if noun == "director":  # "a 2005 documentary directed by Maryam Zaree"
             hit = re.search(rf"\bdirected\s+by\s+({NAME_RUN.pattern})", sentence)
             return hit.group(1).lower() if hit else None
@@ -864,6 +869,31 @@ Iraq Israel Egypt Nigeria Kenya Philippines Indonesia Vietnam Thailand Malaysia 
 # the words a sentence names the United States by; the nationalities that are not it
 _US_WORDS = re.compile(r"\b(?:American|America|United States|U\.S\.|USA)\b")
 _ELSEWHERE = DEMONYMS - {"american", "christian", "catholic", "muslim", "jewish", "roman", "byzantine"}
+
+
+#: the nationality word of a country :data:`_COUNTRIES` names, for :func:`same` to compare with one ("Wales": "welsh")
+_NATIONALITY = {"Britain": "british", "England": "english", "Scotland": "scottish", "Wales": "welsh", "Ireland": "irish",
+                "France": "french", "Germany": "german", "Italy": "italian", "Spain": "spanish", "Portugal": "portuguese",
+                "Netherlands": "dutch", "Belgium": "belgian", "Switzerland": "swiss", "Austria": "austrian",
+                "Sweden": "swedish", "Norway": "norwegian", "Denmark": "danish", "Finland": "finnish",
+                "Iceland": "icelandic", "Poland": "polish", "Russia": "russian", "Ukraine": "ukrainian", "Greece": "greek",
+                "Turkey": "turkish", "Hungary": "hungarian", "Romania": "romanian", "Bulgaria": "bulgarian",
+                "Serbia": "serbian", "Croatia": "croatian", "Canada": "canadian", "Mexico": "mexican", "Brazil": "brazilian",
+                "Argentina": "argentine", "Chile": "chilean", "Colombia": "colombian", "Peru": "peruvian", "Cuba": "cuban",
+                "Australia": "australian", "Japan": "japanese", "China": "chinese", "Korea": "korean", "India": "indian",
+                "Pakistan": "pakistani", "Iran": "iranian", "Iraq": "iraqi", "Israel": "israeli", "Egypt": "egyptian",
+                "Nigeria": "nigerian", "Kenya": "kenyan", "United Kingdom": "british", "New Zealand": "zealander",
+                "South Africa": "african", "Czech Republic": "czech", "South Korea": "korean"}
+
+
+def _placed_country(sentence: str) -> str | None:
+    """The nationality word of the country or US state a sentence places its subject in, as a place is written ("from
+    Cardiff, Wales" -> "welsh"; "in Austin, Texas" -> "american"); None when it places it in none or in two."""
+    placed = {_NATIONALITY[c] for c in _NATIONALITY if re.search(rf"(?:,\s*|\b(?:in|from)\s+(?:the\s+)?){c}\b", sentence)}
+    if any(re.search(rf"(?:,\s*|\b(?:in|from)\s+){st}\b", sentence) for st in _US_STATES) or re.search(
+            r"\b(?:in|from)\s+the\s+(?:United\s+States|U\.S\.)", sentence):
+        placed.add("american")
+    return placed.pop() if len(placed) == 1 else None
 
 
 def elsewhere(question: str, sentences: Sequence[str]) -> str:

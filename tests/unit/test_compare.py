@@ -648,3 +648,23 @@ def test_a_name_with_lower_case_particles_is_one_of_the_two_things():
              'I Capuleti e i Montecchi ("The Capulets and the Montagues") is an Italian opera ("Tragedia lirica") in two '
              "acts by Vincenzo Bellini."]
     assert both(q) == ["Der Rosenkavalier", "I Capuleti e i Montecchi"] and by_sides(q, shown) == "No"
+
+
+def test_both_a_and_b_with_any_verb_ask_what_they_share():
+    assert common("Both Dusty Drake and Joe Diffie sing which genre of music?") == ["Dusty Drake", "Joe Diffie"]
+    assert in_common("Both Dusty Drake and Joe Diffie sing which genre of music?",
+                     ["Dusty Drake is an American country music singer.",
+                      "Joe Diffie was an American country music singer."]) == "country"
+    assert common("Dusty Drake and Joe Diffie sing which genre of music?") == []  # no opening "Both": unchanged
+
+
+def test_the_same_country_read_off_where_a_sentence_places_each():
+    q = "Are the bands Tiger Please and Black Rebel Motorcycle Club from the same country?"
+    wales = "Tiger Please is an Indie / Alternative five-piece band from Cardiff, Wales."
+    assert same(q, [wales, "Black Rebel Motorcycle Club is an American rock band from San Francisco, California."]) == "No"
+    assert same(q, [wales, "Black Rebel Motorcycle Club is a band from Swansea, Wales."]) == "Yes"
+    assert same(q, [wales, "Black Rebel Motorcycle Club is a rock band from San Francisco, California."]) == "No"
+    assert same(q, [wales, "Black Rebel Motorcycle Club is a rock band."]) == ""  # one side placed nowhere
+    # a nationality question is not answered by a place
+    nat = "Were Tiger Please and Black Rebel Motorcycle Club of the same nationality?"
+    assert same(nat, [wales, "Black Rebel Motorcycle Club is an American rock band."]) == ""

@@ -1300,3 +1300,90 @@ def test_a_pick_sharing_only_a_month_with_the_answer_is_not_linked_to_it():
     hall = fact("Cain's Ballroom is a historic venue in Tulsa.", (3,))
     assert SEL.compose(SEL.Selection("Tulsa, Oklahoma", (0, 1)), [first, hall], q, titles=titles).sentences == (
         first, hall)
+
+
+def test_the_sentence_naming_all_of_a_sentence_answer_comes_before_a_template_fill():
+    q = 'Qazi is a Kashmiri singer that won "Fame Gurukul" along with a singer born where?'
+    won = fact('Qazi Touqeer won "Fame Gurukul" along with Ruprekha Banerjee.', (1,))
+    fill = fact("Qazi Touqeer was born in Kolkata.", (2,))
+    born = fact("Ruprekha Banerjee was born in Kolkata.", (2,))
+    other = fact("Kailash Mehra Sadhu is a Kashmiri singer.", (3,))
+    sel = SEL.Selection("Ruprekha Banerjee was born in Kolkata.", (3,))
+    picked = SEL.compose(sel, [won, fill, born, other], q)
+    assert picked.sentences[0] is born
+    # with no sentence naming all of it, the two-thirds ones are still found
+    assert SEL.compose(SEL.Selection(sel.answer, (2,)), [won, fill, other], q).sentences[0] is fill
+
+
+def test_a_tie_counts_the_question_words_it_says_as_shown():
+    q = "The character Jack from While You Were Sleeping was born in what year?"
+    head = fact('William James "Bill" Pullman was born in December 17, 1953.', (2,))
+    stars = quote("It stars Sandra Bullock as Lucy, and Bill Pullman as Jack, the brother of a man whose life she "
+                  "saves.", 1)
+    titles = ["While You Were Sleeping (film)", "Bill Pullman"]
+    texts = ["While You Were Sleeping is a 1995 romantic comedy film. " + stars.text,
+             'William James "Bill" Pullman (born December 17, 1953) is an American actor.']
+    opening = "The character Jack from While You Were Sleeping was born in 1953."
+    picked = SEL.lead(SEL.Picked((head,), ()), [head], [stars], q, opening, titles=titles, texts=texts)
+    assert [s.citations for s in picked.sentences] == [(2,), (1,)]  # "It" read as the film: Jack's film tied
+    # as written, "It stars ... Jack" says one word of the question: no tie
+    alone = SEL.lead(SEL.Picked((head,), ()), [head], [stars], q, opening, titles=["x", "Bill Pullman"], texts=texts)
+    assert [s.citations for s in alone.sentences] == [(2,)]
+
+
+def test_a_second_relative_clause_of_the_same_one_is_no_second_part():
+    assert not SEL.several_parts("Name the actor who has acted in the film Arrival and who has been nominated for "
+                                 "the Academy Award for Best Supporting Actor for the film The Town?")
+    assert SEL.several_parts("Who coined the phrase manifest destiny and what does it mean?")
+    assert SEL.several_parts("Who is fifa and how many member countries do they have?")
+    assert SEL.several_parts("When was it launched and which categories does it sell?")
+
+
+def test_a_pick_of_the_document_the_question_names_is_a_first_hop():
+    q = "Who founded the company that distributed the film UHF?"
+    support = fact("They struggled with finding a film production company, but were able to get Orion Pictures' "
+                   "support.", (2,))
+    founder = quote("Morris Mike Medavoy (born January 21, 1941) is an American film producer, co-founder of Orion "
+                    "Pictures (1978).", 5)
+    titles = ["SModcast Pictures", "UHF (film)", "Videodrome", "Amblin Entertainment", "Mike Medavoy"]
+    hop = SEL.next_hop(SEL.Picked((support,), ()), [support], [founder], q, titles=titles)
+    assert hop.sentences == (founder, support)
+    # a pick of another document is no first hop
+    titles[1] = "Weird Al Yankovic"
+    assert SEL.next_hop(SEL.Picked((support,), ()), [support], [founder], q, titles=titles).sentences == (support,)
+
+
+def test_they_after_two_names_joined_by_and_is_those_two():
+    doc = ("Yankovic and Levey wrote the film after Yankovic's second studio album. They struggled with finding a "
+           "film production company for financing the film.")
+    they = fact("They struggled with finding a film production company for financing the film.", (1,))
+    assert SEL.resolve_pronoun(they, ["UHF (film)"], [doc]).text.startswith("Yankovic and Levey struggled with")
+    # not after another opening, nor without the document's text
+    other = doc.replace("Yankovic and Levey wrote", "The two wrote")
+    assert SEL.resolve_pronoun(they, ["UHF (film)"], [other]) is they
+    assert SEL.resolve_pronoun(they, ["UHF (film)"]) is they
+    # a title that resolves "They" still does
+    slade = fact("They rose to prominence.", (1,))
+    assert SEL.resolve_pronoun(slade, ["Slade"], ["Slade are an English glam rock band. They rose to prominence."]
+                               ).text == "Slade rose to prominence."
+
+
+def test_a_month_is_no_one_new_for_a_second_hop():
+    q = 'The band who released the debut album "Tinted Windows" had their first performance in what city?'
+    first = fact("The first performance by the band was on March 18, 2009 at Cain's Ballroom in Tulsa, Oklahoma.", (2,))
+    acl = quote("The band performed at the Austin City Limits Music Festival, which in 2013 was held across two weekends "
+                "for the first time.", 4)
+    titles = ["Tinted Windows (album)", "Tinted Windows (band)", "x", "The Delta Machine Tour"]
+    texts = ["Tinted Windows is the debut album of Tinted Windows.", "Tinted Windows is a supergroup. " + first.text,
+             "x", "The Delta Machine Tour was a tour by Depeche Mode, released 22 March 2013. " + acl.text]
+    assert SEL.next_hop(SEL.Picked((first,), ()), [first], [acl], q, titles=titles, texts=texts).sentences == (first,)
+
+
+def test_a_later_pick_of_the_document_the_question_names_is_no_first_hop():
+    q = "Chandgi Ram won a gold medal in 1970 in a continental multi-sport event held at which city?"
+    games = fact("The 6th Asian Games were held from December 9, 1970, to December 20, 1970, in Bangkok, Thailand.", (5,))
+    tie = fact("He won gold medal in the 1970 Asian Games and represented India in the 1972 Summer Olympics.", (1,))
+    pan = quote("The 1955 Pan American Games were a continental multi-sport event held in Mexico City, Mexico.", 2)
+    titles = ["Chandgi Ram", "1955 Pan American Games", "x", "y", "1970 Asian Games"]
+    picked = SEL.Picked((games, tie), ())
+    assert SEL.next_hop(picked, [games, tie], [pan], q, titles=titles).sentences == (games, tie)
