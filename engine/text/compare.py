@@ -860,18 +860,8 @@ _THE_US = frozenset({"U.S.", "US", "USA", "U.S.A.", "United States", "United Sta
 _PLACE_Q = re.compile(f"(?i:{_AUX})" + r"(?:both\s+)?(?:the\s+(?:[a-z]+\s+)?)?(?P<a>.+?)\s+and\s+(?:the\s+)?(?P<b>.+?)\s+"
                       r"(?:both\s+)?(?:(?:located|based|headquartered|situated|found)\s+in|from|in)\s+(?:the\s+)?(?P<place>[A-Z][\w.]*"
                       r"(?:\s+(?:of\s+)?[A-Z][\w.]*)*)$")
-#: countries a sentence places a thing in ("an alternative rock band from Bulgaria"): not the United States
-_COUNTRIES = frozenset("""Britain England Scotland Wales Ireland France Germany Italy Spain Portugal Netherlands Belgium
-Switzerland Austria Sweden Norway Denmark Finland Iceland Poland Russia Ukraine Greece Turkey Hungary Romania Bulgaria
-Serbia Croatia Canada Mexico Brazil Argentina Chile Colombia Peru Cuba Australia Japan China Korea India Pakistan Iran
-Iraq Israel Egypt Nigeria Kenya Philippines Indonesia Vietnam Thailand Malaysia Singapore Qatar""".split()) | {
-    "United Kingdom", "New Zealand", "South Africa", "Czech Republic", "South Korea", "North Korea"}
-# the words a sentence names the United States by; the nationalities that are not it
-_US_WORDS = re.compile(r"\b(?:American|America|United States|U\.S\.|USA)\b")
-_ELSEWHERE = DEMONYMS - {"american", "christian", "catholic", "muslim", "jewish", "roman", "byzantine"}
-
-
-#: the nationality word of a country :data:`_COUNTRIES` names, for :func:`same` to compare with one ("Wales": "welsh")
+#: countries a sentence places a thing in ("an alternative rock band from Bulgaria"; not the United States), each with
+#: its nationality word, for :func:`same` to compare with one ("Wales": "welsh")
 _NATIONALITY = {"Britain": "british", "England": "english", "Scotland": "scottish", "Wales": "welsh", "Ireland": "irish",
                 "France": "french", "Germany": "german", "Italy": "italian", "Spain": "spanish", "Portugal": "portuguese",
                 "Netherlands": "dutch", "Belgium": "belgian", "Switzerland": "swiss", "Austria": "austrian",
@@ -883,7 +873,13 @@ _NATIONALITY = {"Britain": "british", "England": "english", "Scotland": "scottis
                 "Australia": "australian", "Japan": "japanese", "China": "chinese", "Korea": "korean", "India": "indian",
                 "Pakistan": "pakistani", "Iran": "iranian", "Iraq": "iraqi", "Israel": "israeli", "Egypt": "egyptian",
                 "Nigeria": "nigerian", "Kenya": "kenyan", "United Kingdom": "british", "New Zealand": "zealander",
-                "South Africa": "african", "Czech Republic": "czech", "South Korea": "korean"}
+                "South Africa": "african", "Czech Republic": "czech", "South Korea": "korean",
+                "North Korea": "north korean", "Philippines": "filipino", "Indonesia": "indonesian", "Vietnam": "vietnamese",
+                "Thailand": "thai", "Malaysia": "malaysian", "Singapore": "singaporean", "Qatar": "qatari"}
+_COUNTRIES = frozenset(_NATIONALITY)
+# the words a sentence names the United States by; the nationalities that are not it
+_US_WORDS = re.compile(r"\b(?:American|America|United States|U\.S\.|USA)\b")
+_ELSEWHERE = DEMONYMS - {"american", "christian", "catholic", "muslim", "jewish", "roman", "byzantine"}
 
 
 def _placed_country(sentence: str) -> str | None:
