@@ -158,14 +158,15 @@ def _units(text: str, lang: str) -> frozenset[str]:
     return frozenset(words)
 
 
-def names(answer: str, sentence: str, lang: str = "en") -> bool:
+def names(answer: str, sentence: str, lang: str = "en", whole: bool = False) -> bool:
     """Whether ``sentence`` names the short ``answer``: every word of it (stemmed, case folded,
-    articles aside; two thirds of them for an answer of three words or more) occurs in the sentence."""
+    articles aside; two thirds of them for an answer of three words or more, unless ``whole``) occurs in the
+    sentence."""
     need = _units(answer, lang) - _ARTICLES
     if not need:
         return False
     found = len(need & _units(sentence, lang))
-    return found == len(need) if len(need) < 3 else 3 * found >= 2 * len(need)
+    return found == len(need) if whole or len(need) < 3 else 3 * found >= 2 * len(need)
 
 
 @dataclass(frozen=True)
@@ -700,21 +701,21 @@ def next_hop(picked: Picked, verified: Sequence[Statement], quotes: Sequence[Sta
     asked_of = names_in(question)
     # the first hop: the first sentence naming a name of the question and one it lacks (a capitalised
     # opener, "Born in ...", names nothing)
-    firsts = [(s, [n for n in names_in(s.text) if not found(n, question) and found(n, s.text.split(" ", 1)[-1])])
-              for s in picked.sentences if any(found(n, s.text) for n in asked_of)]
     # a nationality is no one new ("British" of "the British First Army" is not whom "the British bombed" is about),
     # nor a month ("March" of "March 18, 2009")
-    firsts = [(s, [n for n in ns if n.lower() not in DEMONYMS and n.lower() not in _CALENDAR]) for s, ns in firsts]
+    def new_names(s: Statement) -> list[str]:
+        return [n for n in names_in(s.text) if not found(n, question) and not _no_one(n)
+                and found(n, s.text.split(" ", 1)[-1])]
+
+    firsts = [(s, new_names(s)) for s in picked.sentences if any(found(n, s.text) for n in asked_of)]
     found_head, new = next(((s, list(dict.fromkeys(ns))) for s, ns in firsts if ns), (None, []))
     if found_head is None and not firsts:
         # none names the question's names: a first pick of the document titled by one of them is about it though it
         # does not name it ("... able to get Orion Pictures' support" in "UHF (film)" for "Who founded the company
         # that distributed the film UHF?"); not a later one, which ties a lead to the question ("He won gold medal in
         # the 1970 Asian Games" in "Chandgi Ram" after the Games held in Bangkok)
-        firsts = [(s, [n for n in names_in(s.text) if not found(n, question) and n.lower() not in DEMONYMS
-                       and n.lower() not in _CALENDAR and found(n, s.text.split(" ", 1)[-1])])
-                  for s in picked.sentences[:1] if (t := bare_title(_sole_title(s, titles))) and _a_name(t)
-                  and any(found(n, t) for n in asked_of)]
+        firsts = [(s, new_names(s)) for s in picked.sentences[:1] if (t := bare_title(_sole_title(s, titles)))
+                  and _a_name(t) and any(found(n, t) for n in asked_of)]
         found_head, new = next(((s, list(dict.fromkeys(ns))) for s, ns in firsts if ns), (None, []))
     if found_head is None:
         return picked
@@ -898,7 +899,7 @@ def _compose(sel: Selection, verified: Sequence[Statement], question: str, lang:
         others = [s for s in verified if names(sel.answer, s.text, lang) and about(titled(s), question, texts)]
         # one naming every word of the answer comes before those naming two thirds ("Qazi Touqeer was born in
         # Kolkata", a template fill, for the answer "Ruprekha Banerjee was born in Kolkata.")
-        whole = [s for s in others if _units(sel.answer, lang) - _ARTICLES <= _units(s.text, lang)]
+        whole = [s for s in others if names(sel.answer, s.text, lang, whole=True)]
         others = whole or others
         if others:  # those that link to a pick (the bridge's other half), else the two closest to the question
             tied = [s for s in others if any(links(p.text, s.text, question) for p in picks)]
@@ -1133,8 +1134,12 @@ _CALENDAR = frozenset(MONTH.lower().split("|")) | frozenset(
     "monday tuesday wednesday thursday friday saturday sunday".split())
 
 
+def _no_one(name: str) -> bool:
+    """Whether a capitalised word names no one: a nationality ("American") or a month or weekday ("March")."""
+    return name.lower() in DEMONYMS or name.lower() in _CALENDAR
+
+
 def shared_names(sentence: str, named: str, question: str) -> set[str]:
     """The names of ``sentence`` found in ``named`` and not in ``question``, nationalities, months and weekdays
     aside (see :func:`links`)."""
-    return {n for n in names_in(sentence) if n.lower() not in DEMONYMS and n.lower() not in _CALENDAR
-            and found(n, named) and not found(n, question)}
+    return {n for n in names_in(sentence) if not _no_one(n) and found(n, named) and not found(n, question)}
