@@ -97,6 +97,12 @@ def grammar_accepts(llm, grammar: str, text: str) -> bool:
     ("It costs 3.5 dollars [2].", True),                     # a decimal point stays inside the sentence
     ("The club is Tottenham Hotspur F.C. [5]", True),        # so does an abbreviation's inner stop
     ("Rush is a band. Yes [1].", False),                     # a stop then a space ends the first sentence
+    ("Rush plays in the USA. Yes [1].", False),              # a word's last capital is no initial
+    ("Michael P. Fay was caned [1].", True),                 # an initial's stop and space stay inside
+    ("J. K. Rowling wrote it [2].", True),
+    ("It lies on U.S. Route 52 [1].", True),
+    ("Martin Luther King Jr. was born in 1929 [1].", True),
+    ("А. С. Пушкин родился в Москве [1].", True),
 ])
 def test_citation_grammar_accepts_cited_sentences_only(llm, text, ok):
     assert grammar_accepts(llm, citation_grammar(5), text) is ok
