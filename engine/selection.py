@@ -617,6 +617,13 @@ def lead(picked: Picked, verified: Sequence[Statement], quotes: Sequence[Stateme
                        any(n.lower() not in _NAME_ADJECTIVES for n in shared_names(s.text, head.text, question)))
                       for s in pool]
             chain = [head, closest([s for s, n in zip(pool, counts) if n == max(counts)], question)]
+    if (not kept_first and len(chain) == 1 and _of_someone_else(head, question, done_by_name(question))
+            and first is not None and about(first.text, question)):
+        # the question asks what a named one did; a head naming nothing the question names, tied to nothing
+        # that does, says it of someone else ("John Malkovich played the character of Mitch Leary" for "What
+        # character did James Byron Dean play ...?"): the picks about the question stay
+        return replace(picked, notes=picked.notes + (
+            f"answer: not led by {head.text!r} (closest to stage 1's opening, about nothing the question names)",))
     shown = " ".join(s.text for s in chain)
     if kept_first:
         if len(chain) == 1:
@@ -638,6 +645,24 @@ def lead(picked: Picked, verified: Sequence[Statement], quotes: Sequence[Stateme
     note = (f"answer: led by the sentence closest to stage 1's opening {opening!r}: {head.text!r}"
             + (f", then the sentence tying it to the question: {chain[1].text!r}" if len(chain) > 1 else ""))
     return Picked(tuple(sentences), picked.notes + (note,), None)
+
+
+_DONE_BY = re.compile(rf"\b(?:did|does|do|has|have|had)\s+{NAME_RUN.pattern}\s+([a-z]+)")
+
+
+def done_by_name(question: str) -> frozenset[str]:
+    """The stems of the verb ``question`` asks of a name ("play" of "What character did James Byron Dean play in
+    his final lead role ...?"); empty when it asks what one it describes did ("How many albums has the singer of
+    ... had?"), or of a name by a relation or a function word ("... did The Chronicle of Philanthropy's ...")."""
+    m = _DONE_BY.search(question)
+    return frozenset() if not m or m.group(1) in FUNCTION_WORDS else stems(m.group(1))
+
+
+def _of_someone_else(s: Statement, question: str, verb: frozenset[str], beside: Sequence[str] = ()) -> bool:
+    """Whether ``s`` says the ``verb`` the question asks of a name (:func:`done_by_name`) of one the question does
+    not name, tied to nothing that names one (:func:`about`): "John Malkovich played the character of Mitch Leary"
+    for "What character did James Byron Dean play ...?"."""
+    return bool(verb & stems(s.text)) and not about(s.text, question, beside)
 
 
 def _most_linked(candidates: Sequence[Statement], pool: Sequence[Statement], question: str, titles: Sequence[str] = (),
@@ -895,6 +920,7 @@ def _compose(sel: Selection, verified: Sequence[Statement], question: str, lang:
         notes.append(f"answer: {len(off)} sentence(s) naming {sel.answer!r} name nothing the question names "
                      f"and tie to no verified sentence that does: left out: {[s.text for s in off]}")
     anchor = None
+    verb = done_by_name(question)  # what a named one did, said of someone else, neither anchors nor shows
     if not naming:
         others = [s for s in verified if names(sel.answer, s.text, lang) and about(titled(s), question, texts)]
         # one naming every word of the answer comes before those naming two thirds ("Qazi Touqeer was born in
@@ -906,13 +932,15 @@ def _compose(sel: Selection, verified: Sequence[Statement], question: str, lang:
             naming = D.relevant(question, tied or others, 1 if tied else NAMING, lang)
             picks = naming + picks
             notes.append(f"answer: no picked sentence names {sel.answer!r}; put first: {[s.text for s in naming]}")
-        elif (anchor := anchored(verified, question, opening, lang)) is not None:
+        elif (anchor := anchored([s for s in verified if not _of_someone_else(s, question, verb, texts)], question,
+                                 opening, lang)) is not None:
             naming = [anchor]
             picks = [anchor] + [p for p in picks if p is not anchor]
             notes.append(f"answer: {sel.answer!r} is in no verified sentence; put first the one closest to stage 1's "
                          f"opening {opening!r}: {anchor.text!r}")
         else:
-            shown = picks or D.relevant(question, verified, CLOSEST, lang)
+            shown = [p for p in picks if not _of_someone_else(p, question, verb, texts)] or picks or D.relevant(
+                question, verified, CLOSEST, lang)
             why = (f"the model's short answer {sel.answer!r} is in no verified sentence; the answer shows the "
                    f"{len(shown)} sentence(s) it picked")
             return Picked(tuple(shown[:MAX_PICKS]), tuple(notes), D.Caveat(ANSWER_UNSUPPORTED, why))
@@ -1072,7 +1100,9 @@ def buried(answer: str, question: str, shown: Sequence[str], lang: str = "en") -
     how many or how much (a number the model read off a sentence is often another count), an answer with a lower-case
     word outside a name ("Domhnall Gleeson starred in About Time": a sentence, not a name),
     a "when" answer with no digit, another answer with no capital letter or digit (not a name), one the question names,
-    or one no shown sentence names, and when the shown sentences together leave out a content word of the question."""
+    or one no shown sentence names, and when the shown sentences together leave out a content word of the question,
+    or the first names a name of it but not all of it (it says something else of the answer's subject: the model's
+    answer is the hop, not the answer)."""
     parts = [p.strip(" .;:)]") for p in re.split(r"(?<!\d),|,(?!\s*\d{4}\b)|\s[(\[]", answer)]  # "February 12, 1975" whole
     when = bool(_WHEN_QUESTION.search(question))
     # "Barcelona, 15th century" -> "15th century"; "born in February 12, 1975" -> "February 12, 1975"
@@ -1089,8 +1119,9 @@ def buried(answer: str, question: str, shown: Sequence[str], lang: str = "en") -
     # the actor playing Bourne, off "... the Jason Bourne series created by Robert Ludlum")
     if not naming or stems(question, lang) - FUNCTION_WORDS - stems(" ".join(shown), lang):
         return ""
-    if naming[0] > 0:
-        return short
+    if naming[0] > 0:  # unless the first names part of it: the answer is another ("Athenion was ... a military
+        # commander of the Egyptian queen Cleopatra", then "Cleopatra VII Philopator ... was the last active ruler")
+        return "" if names_in(short) and any(found(n, shown[0]) for n in names_in(short)) else short
     first = _WORD.findall(shown[0])
     opens = (_units(" ".join(first[:3]), lang) & _units(short, lang)) - _ARTICLES  # "David Andrew Platt is ..."
     return short if len(first) > BURIED_WORDS and not opens else ""

@@ -871,6 +871,30 @@ def test_a_sentence_with_the_models_answer_words_about_something_else_is_not_the
                      ["Jamie Harris played in a film directed by Brad Silberling."])
 
 
+DEAN_Q = "What character did James Byron Dean play in his final lead role, which earned him his second Academy Award?"
+DEAN_OPENING = ("James Byron Dean played the character Mitch Leary in his final lead role, which earned him his second "
+                "Academy Award.")
+MALKOVICH = fact('John Malkovich played the character of Mitch Leary in "In the Line of Fire" in 1993.', (5,))
+GIANT = [fact("James Dean earned his second and last Academy Award nomination for Giant.", (2,)),
+         fact("Giant was the last of James Dean's three films as a leading actor.", (2,))]
+
+
+def test_what_a_named_one_did_is_not_answered_by_a_sentence_about_someone_else():
+    # stage 1 gave another actor's role to James Dean; the verified sentence closest to it is about John
+    # Malkovich, names nothing the question names and ties to nothing that does: it neither anchors nor leads
+    titles = ["James Dean", "Giant (1956 film)", "", "", "John Malkovich filmography"]
+    for verified, quotes in (([MALKOVICH, *GIANT], []), (GIANT, [MALKOVICH])):  # verified, or a document's sentence
+        picked = SEL.compose(SEL.Selection("Mitch Leary", tuple(range(len(verified)))), verified, DEAN_Q,
+                             titles=titles, opening=DEAN_OPENING, quotes=quotes)
+        assert picked.sentences == tuple(GIANT), picked.notes
+        assert picked.caveat.code == SEL.ANSWER_UNSUPPORTED  # the role itself is in no verified sentence
+    # a question describing the one it asks about (not naming them) may be answered about a name it lacks
+    q = "What character did the star of the 1993 thriller play in it?"
+    picked = SEL.compose(SEL.Selection("Mitch Leary", (0, 1, 2)), [MALKOVICH, *GIANT], q, titles=titles,
+                         opening="The star of the 1993 thriller played the character Mitch Leary.")
+    assert picked.sentences[0] == MALKOVICH
+
+
 def test_the_answer_steps_year_outranks_stage_1s_for_the_lead():
     q = "When did Nissan, the Acura Legend maker and the Scion owner open US assembly plants?"
     opening = "Nissan, the Acura Legend maker and the Scion owner, opened US assembly plants in 1973."
@@ -1060,6 +1084,14 @@ def test_a_buried_answer_is_the_short_answer_to_open_with():
             "Peter Yates with a screenplay by Stanford Sherman."
     assert SEL.buried("Ron Silverman", q, [opens]) == ""  # opens with it
     assert SEL.buried("Brad Stella", q, [KRULL]) == ""  # no sentence names it
+    # the first names part of it: it says another thing of the answer's subject ("... commander of the Egyptian
+    # queen Cleopatra"), the model's answer is a hop, not the one the first sentence leads with
+    cleo = "Who was the military commander of the last active ruler of the Ptolemaic Kingdom of Egypt?"
+    shown = ["Athenion was in the late 30s BC a military commander of the Egyptian queen Cleopatra in Coele-Syria.",
+             "Cleopatra VII Philopator was the last active ruler of the Ptolemaic Kingdom of Egypt."]
+    assert SEL.buried("Cleopatra VII Philopator, Queen of Egypt", cleo, shown) == ""
+    assert SEL.buried("Cleopatra VII Philopator", cleo, [shown[0].replace("Cleopatra", "Octavia"), shown[1]]) \
+        == "Cleopatra VII Philopator"
     assert SEL.buried(reply, q.replace("produced", "scored"), [KRULL, SHERMAN]) == ""  # nothing says "scored"
     assert SEL.buried("Peter Yates", q, [KRULL]) == ""  # the question names it
     assert SEL.buried("a producer", q, [KRULL]) == ""  # not a name
