@@ -254,6 +254,17 @@ def test_a_volume_in_a_title_and_a_company_of_brothers_end_no_sentence():
         "Cross was soon released from Warner Bros.", '"Swept Away" was heard on TV.']
 
 
+def test_circa_before_a_number_ends_no_sentence():
+    from vericite.engine.text.splitter import split_sentences
+    # "c. 800" cut the Norsemen's sentence at "c." (the final answer showed "... between c [1]."); "c." ending one
+    # still ends it
+    assert split_sentences("Old Norse was spoken between c. 800 and 1300 AD. It is North Germanic.") == [
+        "Old Norse was spoken between c. 800 and 1300 AD.", "It is North Germanic."]
+    assert split_sentences("It was built ca. 1768 by Gardner. The house stands.") == [
+        "It was built ca. 1768 by Gardner.", "The house stands."]
+    assert split_sentences("He took vitamin c. It helped.") == ["He took vitamin c.", "It helped."]
+
+
 def test_a_closing_pointer_at_the_source_is_not_part_of_the_statement():
     """", which is listed in Document [5]" (marks removed: ", which is listed in Document"): the checker read the
     pointer as part of the claim and failed "The area code for Cincinnati is 513" against the list of area codes."""
