@@ -647,6 +647,7 @@ def lead(picked: Picked, verified: Sequence[Statement], quotes: Sequence[Stateme
     return Picked(tuple(sentences), picked.notes + (note,), None)
 
 
+#: "... did James Byron Dean play ...": an auxiliary, a name, and the verb asked of it (its group)
 _DONE_BY = re.compile(rf"\b(?:did|does|do|has|have|had)\s+{NAME_RUN.pattern}\s+([a-z]+)")
 
 
@@ -1121,7 +1122,7 @@ def buried(answer: str, question: str, shown: Sequence[str], lang: str = "en") -
         return ""
     if naming[0] > 0:  # unless the first names part of it: the answer is another ("Athenion was ... a military
         # commander of the Egyptian queen Cleopatra", then "Cleopatra VII Philopator ... was the last active ruler")
-        return "" if names_in(short) and any(found(n, shown[0]) for n in names_in(short)) else short
+        return "" if any(found(n, shown[0]) for n in names_in(short)) else short
     first = _WORD.findall(shown[0])
     opens = (_units(" ".join(first[:3]), lang) & _units(short, lang)) - _ARTICLES  # "David Andrew Platt is ..."
     return short if len(first) > BURIED_WORDS and not opens else ""
