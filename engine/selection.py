@@ -533,7 +533,14 @@ def lead(picked: Picked, verified: Sequence[Statement], quotes: Sequence[Stateme
         what it leaves out; else the new sentences, a trace note, and no caveat (a sentence now
         carries stage 1's answer; ``picked``'s caveat when its first pick leads).
     """
-    quotes = [q for q in quotes if not dangling(resolve_pronoun(q, titles, texts).text)]
+    resolved: dict[int, str] = {}  # each sentence's text as shown, resolved once (it is read up to four times)
+
+    def as_shown(s: Statement) -> str:
+        if id(s) not in resolved:
+            resolved[id(s)] = resolve_pronoun(s, titles, texts).text
+        return resolved[id(s)]
+
+    quotes = [q for q in quotes if not dangling(as_shown(q))]
     key = answer_words(opening, question, lang)
     years = set(_YEAR.findall(answer))
     if years:  # the answer step's year outranks stage 1's
@@ -544,7 +551,7 @@ def lead(picked: Picked, verified: Sequence[Statement], quotes: Sequence[Stateme
         return picked
 
     def score(s: Statement) -> int:  # as shown: "The city is located in ..." says its document's title
-        return len(answer_words(resolve_pronoun(s, titles, texts).text, question, lang) & key)
+        return len(answer_words(as_shown(s), question, lang) & key)
 
     top = max(score(s) for s in pool)
     first = picked.sentences[0] if picked.sentences else None
@@ -575,7 +582,7 @@ def lead(picked: Picked, verified: Sequence[Statement], quotes: Sequence[Stateme
         bridge = not kept_first or not any(found(n, title) for n in own)
 
         def ties(s: Statement) -> bool:  # it ties the head to what the question names
-            text = resolve_pronoun(s, titles, texts).text
+            text = as_shown(s)
             if len(missing) < len(own):  # the head names part of the question: the other hop, by a strong link
                 copy = 2 * len(said & answer_words(text, question, lang)) >= len(said)
                 again = bool(set(s.citations) & set(head.citations)) and copy
@@ -586,7 +593,7 @@ def lead(picked: Picked, verified: Sequence[Statement], quotes: Sequence[Stateme
         # the question's words counted as it will be shown: "It stars ... Bill Pullman as Jack" in "While You Were
         # Sleeping (film)" says "While You Were Sleeping stars ..."
         tie = [s for s in [*picked.sentences, *verified, *quotes] if s is not head and s.text != head.text
-               and len(answer_words(resolve_pronoun(s, titles, texts).text, "", lang) & asked) >= 2 and ties(s)]
+               and len(answer_words(as_shown(s), "", lang) & asked) >= 2 and ties(s)]
         other = [s for s in tie if not set(s.citations) & set(head.citations)]
         if kept_first:  # beside the model's own pick only a hop to another document: its own mostly repeat it
             tie = other
@@ -598,7 +605,7 @@ def lead(picked: Picked, verified: Sequence[Statement], quotes: Sequence[Stateme
             whole = set(NAME_RUN.findall(head.text)) - set(NAME_RUN.findall(question))
 
             def hop(s: Statement) -> bool:
-                text = resolve_pronoun(s, titles, texts).text
+                text = as_shown(s)
                 return bool(whole & set(NAME_RUN.findall(text))) and links(text, head.text, question)
 
             tie = other = [s for s in [*verified, *quotes] if not set(s.citations) & set(head.citations)
