@@ -10,11 +10,17 @@ STUB_NUMPY ?= numpy==1.26.4
 
 .PHONY: setup models browser demo test test-fast clean llama-server-native
 
-# The venv and the package (editable). llama-cpp-python compiles once (~14 min on 2 cores), then pip's cache serves it.
+# The venv and the package (editable). llama-cpp-python compiles from its sdist (4 to 14 min on 2 cores).
+# llama.cpp's CPU kernels (llama-cpp-python compiles it): AVX2/FMA/F16C, not -march=native. On a CPU with AMX (Xeon
+# Sapphire Rapids and later) a native build runs the default Q4_K_M model through ggml's AMX matmul, which crashed here
+# (segfault in ggml_backend_amx_mul_mat at the first prompt). --no-cache-dir: pip's wheel cache ignores CMAKE_ARGS and
+# could hand back a wheel built natively.
+LLAMA_CPU_FLAGS ?= -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON -DGGML_BMI2=ON
+
 $(BIN)/vericite: pyproject.toml
 	$(PY) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
-	$(BIN)/pip install -e '.[$(EXTRAS)]'
+	CMAKE_ARGS="$(LLAMA_CPU_FLAGS)" $(BIN)/pip install --no-cache-dir -e '.[$(EXTRAS)]'
 	$(BIN)/pip install -q --no-deps '$(PYTRITON)'
 	$(BIN)/pip install -q --no-deps --upgrade --target $(VENV)/triton-stub '$(STUB_NUMPY)'
 	touch $@
@@ -50,6 +56,9 @@ test-fast:
 # The xllamacpp wheel's server is a generic x86 build (docs/service.md, "An LLM on a server").
 LLAMA_CPP_PYTHON := $(shell grep -o 'llama-cpp-python==[0-9.]*' pyproject.toml)
 NATIVE := build/llama-server-native
+# On a CPU with AMX, `make llama-server-native NATIVE_FLAGS='-DGGML_NATIVE=OFF -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON'`
+# (the package's build above crashed there when native).
+NATIVE_FLAGS ?= -DGGML_NATIVE=ON
 llama-server-native: $(NATIVE)/bin/llama-server
 
 $(NATIVE)/bin/llama-server: pyproject.toml
@@ -57,7 +66,7 @@ $(NATIVE)/bin/llama-server: pyproject.toml
 	$(PY) -m pip download -q --no-deps --no-binary :all: '$(LLAMA_CPP_PYTHON)' -d build/llama-src
 	tar xzf build/llama-src/llama_cpp_python-*.tar.gz -C build/llama-src
 	cmake -S build/llama-src/llama_cpp_python-*/vendor/llama.cpp -B $(NATIVE) -DCMAKE_BUILD_TYPE=Release \
-		-DGGML_NATIVE=ON -DLLAMA_BUILD_SERVER=ON -DLLAMA_BUILD_TOOLS=ON -DLLAMA_BUILD_TESTS=OFF \
+		$(NATIVE_FLAGS) -DLLAMA_BUILD_SERVER=ON -DLLAMA_BUILD_TOOLS=ON -DLLAMA_BUILD_TESTS=OFF \
 		-DLLAMA_BUILD_EXAMPLES=OFF -DLLAMA_BUILD_APP=OFF -DLLAMA_BUILD_UI=OFF -DLLAMA_USE_PREBUILT_UI=OFF \
 		-DLLAMA_OPENSSL=OFF -DLLAMA_CURL=OFF
 	cmake --build $(NATIVE) --target llama-server -j $$(nproc)
