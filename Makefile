@@ -56,8 +56,8 @@ test-fast:
 # The xllamacpp wheel's server is a generic x86 build (docs/service.md, "An LLM on a server").
 LLAMA_CPP_PYTHON := $(shell grep -o 'llama-cpp-python==[0-9.]*' pyproject.toml)
 NATIVE := build/llama-server-native
-# On a CPU with AMX, `make llama-server-native NATIVE_FLAGS='-DGGML_NATIVE=OFF -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON'`
-# (the package's build above crashed there when native).
+# On a CPU with AMX, `make llama-server-native NATIVE_FLAGS='$(LLAMA_CPU_FLAGS)'`: the package's flags above (its
+# native build crashed there).
 NATIVE_FLAGS ?= -DGGML_NATIVE=ON
 llama-server-native: $(NATIVE)/bin/llama-server
 
