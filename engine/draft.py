@@ -218,7 +218,7 @@ _OPENERS = rf"(?:{SUBJECT_PRONOUNS}|{SUBJECT_NOUN})"
 
 def as_written(d: Draft, f: Facts) -> Draft:
     """A final sentence that failed its check after the answer step put its document's title for
-    its opening pronoun or "The <noun>" ("Children's Mercy Park is Sporting Kansas City's third home
+    its opening pronoun, "The <noun>" or "This <noun>" ("Children's Mercy Park is Sporting Kansas City's third home
     venue; ..." for "The stadium is ...") is shown as the document wrote it, and passes, when that
     passes the checker against the document: a long document is read in windows, and the one holding
     the sentence may not name its subject. A reader finds the sentence in the document as shown. Only

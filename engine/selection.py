@@ -15,7 +15,7 @@ The reply's form (:func:`select_grammar`)::
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
 import snowballstemmer
@@ -276,7 +276,8 @@ def resolve_pronoun(s: Statement, titles: Sequence[str], texts: Sequence[str] = 
     gets "'s"; a title's closing parenthesis, "Steve Smith (musician)", is dropped), and so is an
     opening "The <noun>" followed by a lower-case word when the document's opening sentence names the
     title and says it is a <noun> ("The film stars Douglas Smith" in "The Bye Bye Man is a 2017 American
-    horror film ..."; not "The film Awake was ...", "The television series featured"), and so is an
+    horror film ..."; "This mixtape was released ..." in "Best Day Ever is the fifth mixtape ..."; not "The film Awake
+    was ...", "The television series featured"), and so is an
     opening "They"/"Their" when the document opens "<title> are/were ..." ("They rose to prominence" in
     "Slade are an English glam rock band ..." -> "Slade rose to prominence"): a fact copied
     from a document says "He" for the document's subject, which in an answer of several
@@ -521,8 +522,12 @@ def lead(picked: Picked, verified: Sequence[Statement], quotes: Sequence[Stateme
     a name of the question links nothing there (it is the question's subject, not a hop); the
     other picks follow only for a question of two parts, when they say more than the two.
 
-    A year of the opening is no word of stage 1's answer when the answer step's ``answer`` (it read the verified
-    sentences) gives another year: stage 1 unverified said "opened US assembly plants in 1973", the answer step
+    The answer step's ``answer`` (it read the verified sentences) outranks the opening where it names a short answer
+    (:func:`named_answer`): a pick naming it, and saying more than the question and the reply, leads, the other picks
+    following, when the sentence closest to the opening shares no word with it (:func:`_names_reply`: "The World Film
+    Corporation was organized in 1914 in Fort Lee, New Jersey", not the rock formation in Gloucester that stage 1 read
+    its answer off). A year of the opening is no word of stage 1's answer when the answer step's ``answer`` gives
+    another year: stage 1 unverified said "opened US assembly plants in 1973", the answer step
     "Nissan opened US assembly plants in 1981", and the document sentence naming the 1973 oil crisis must not lead.
 
     Returns:
@@ -568,6 +573,12 @@ def lead(picked: Picked, verified: Sequence[Statement], quotes: Sequence[Stateme
         if len(best) > 1:
             best = _most_linked(best, pool, question, titles, texts)
         head = closest(best, question, opening)
+        namer = next((s for s in picked.sentences if _names_reply(s, head, answer, question, lang, as_shown)), None)
+        if namer is not None:  # the answer step's answer, from the verified sentences, before stage 1's
+            note = (f"answer: the pick naming the answer step's answer {named_answer(answer, question, lang)!r} leads, "
+                    f"not the sentence closest to stage 1's opening {head.text!r}: {namer.text!r}")
+            return Picked((namer, *[s for s in picked.sentences if s is not namer]), picked.notes + (note,),
+                          picked.caveat)
     title = titles[head.citations[0] - 1] if head.citations and 0 < head.citations[0] <= len(titles) else ""
     chain = [head]
     own = names_in(question)
@@ -703,6 +714,22 @@ _SHARED = re.compile(r"\bboth\b|\bin\s+common\b", re.I)
 _YEAR = re.compile(r"\b1\d{3}\b|\b20\d{2}\b")
 #: a name with its "of" parts: "University of Miami", "Duke of York", "Bank of the West"
 _FULL_NAME = re.compile(FULL_NAME)
+
+
+def _names_reply(pick: Statement, head: Statement, answer: str, question: str, lang: str,
+                 as_shown: Callable[[Statement], str]) -> bool:
+    """Whether the answer step's ``pick`` names its short answer (:func:`named_answer`) and says more than the
+    question and its reply, while ``head`` (the sentence closest to stage 1's opening) shares no word with it: the pick
+    leads (the answer step read the verified sentences, stage 1 did not: "The film stars Anthony Hopkins and Nicole
+    Kidman" for the star born in 1937, not the film's director; "The band that Jacoby Shaddix is a member of formed in
+    Vacaville, California" is the question's wording with a hop in its slot, and gives way)."""
+    short = named_answer(answer, question, lang)
+    text = as_shown(pick)
+    if not short or not names(short, text, lang) or not answer_words(text, question, lang) - answer_words(answer, "", lang):
+        return False
+    # a head sharing a word with it is about the same one ("Manuel Arturo Machado ... third baseman" for the position
+    # of "Manny Machado", the MVP): it stays
+    return not answer_words(short, "", lang) & answer_words(as_shown(head), "", lang)
 
 
 def next_hop(picked: Picked, verified: Sequence[Statement], quotes: Sequence[Statement], question: str,
@@ -1111,10 +1138,8 @@ def buried(answer: str, question: str, shown: Sequence[str], lang: str = "en") -
     or one no shown sentence names, and when the shown sentences together leave out a content word of the question,
     or the first names a name of it but not all of it (it says something else of the answer's subject: the model's
     answer is the hop, not the answer)."""
-    parts = [p.strip(" .;:)]") for p in re.split(r"(?<!\d),|,(?!\s*\d{4}\b)|\s[(\[]", answer)]  # "February 12, 1975" whole
     when = bool(_WHEN_QUESTION.search(question))
-    # "Barcelona, 15th century" -> "15th century"; "born in February 12, 1975" -> "February 12, 1975"
-    short = next((re.sub(r"^(?:[a-z]+\s+)+", "", p) for p in parts if re.search(r"\d", p)), "") if when else parts[0]
+    short = _short_part(answer, question)
     words = short.split()
     if (lang != "en" or not words or len(words) > SHORT_WORDS or yes_no_word(short) or Selection(short, ()).unknown
             or not when and any(w[0].islower() and w not in _NAME_PARTICLES for w in words)  # "... starred in ..."
@@ -1133,6 +1158,43 @@ def buried(answer: str, question: str, shown: Sequence[str], lang: str = "en") -
     first = _WORD.findall(shown[0])
     opens = (_units(" ".join(first[:3]), lang) & _units(short, lang)) - _ARTICLES  # "David Andrew Platt is ..."
     return short if len(first) > BURIED_WORDS and not opens else ""
+
+
+def _short_part(answer: str, question: str) -> str:
+    """The answer step's short answer as :func:`buried` reads it: its reply up to the first comma or bracket ("Ron
+    Silverman" of "Ron Silverman, \"Krull\", 1950, unknown"); for "When ...?" the first such part with a digit ("15th
+    century" of "Barcelona, Catalonia, Spain, 15th century, yes"; "February 12, 1975" whole; "" when none has one)."""
+    parts = [p.strip(" .;:)]") for p in re.split(r"(?<!\d),|,(?!\s*\d{4}\b)|\s[(\[]", answer)]  # "February 12, 1975" whole
+    if _WHEN_QUESTION.search(question):  # "born in February 12, 1975" -> "February 12, 1975"
+        return next((re.sub(r"^(?:[a-z]+\s+)+", "", p) for p in parts if re.search(r"\d", p)), "")
+    return parts[0]
+
+
+#: a question asking for a name, a place or a time ("Who ...", "In which city ...", "When ..."), not "Why"/"How"
+_WH_OPENING = re.compile(r"^\W*(?:(?:in|at|on|from|for|to|of|by|during|with)\s+)?(?:who|whom|whose|what|which|where|when)"
+                         r"\b", re.I)
+#: a question asking a time in any position ("What was the wettest year of ...?", "... on what date?")
+_ASKS_TIME = re.compile(r"\b(?:when|year|date|month|decade|century)\b", re.I)
+
+
+def named_answer(answer: str, question: str, lang: str = "en") -> str:
+    """The answer step's short answer (:func:`_short_part`) to a question opening with who, what, which, where or when
+    ("How is dust formed", an explanation, has none) when it reads as a name, a date or a number the question
+    does not name: at most :data:`SHORT_WORDS` words, a capital letter or a digit, no "yes"/"no"/"unknown"; "" else
+    (a sentence, "Leslie Iwerks is the creator of ...", is no short answer); for a question asking a time anywhere
+    ("What was the wettest year of ...?") the first part with a digit; "" for a question asking how many or how
+    much (as :func:`buried`: the model's count is often another one, its name a hop: "Billy Crystal" for the albums
+    of the soundtrack's singer)."""
+    if not _WH_OPENING.match(question):  # "How is dust formed": an explanation, not a name, is the answer
+        return ""
+    short = _short_part(answer, question)
+    if _ASKS_TIME.search(question) and not re.search(r"\d", short):  # "What was the wettest year of ...?": a year
+        short = _short_part(answer, "When?")  # not "Pima County", the hop
+    words = short.split()
+    if (not words or _MEASURE_QUESTION.search(question) or len(words) > SHORT_WORDS or yes_no_word(short)
+            or Selection(short, ()).unknown or not re.search(r"[A-Z\d]", short) or not answer_words(short, question, lang)):
+        return ""
+    return short
 
 
 def several_parts(question: str) -> bool:

@@ -58,8 +58,9 @@ african nigerian kenyan european asian soviet roman byzantine jewish christian c
 
 #: the singular pronouns a document opens a sentence with for its subject ("He was born ...", "Its ...")
 SUBJECT_PRONOUNS = "He|She|It|His|Her|Its|Он|Она|Оно"
-#: "The film stars ...": after naming its subject once, a document calls it by what it is
-SUBJECT_NOUN = r"The (?P<noun>[a-z]{3,})"
+#: "The film stars ...", "This mixtape was released ...": after naming its subject once, a document calls it by
+#: what it is
+SUBJECT_NOUN = r"(?:The|This) (?P<noun>[a-z]{3,})"
 
 
 def bare_title(title: str) -> str:

@@ -282,6 +282,60 @@ def test_the_film_is_the_documents_title_where_the_document_opens_calling_it_a_f
     assert SEL.resolve_pronoun(fact("The film stars Douglas Smith."), titles, [late]).text == "The film stars Douglas Smith."
 
 
+def test_this_mixtape_is_the_documents_title_where_the_document_opens_calling_it_a_mixtape():
+    # "This <noun>" names the subject as "The <noun>" does: the date sentence can lead an answer, read as its title
+    text = ("Best Day Ever is the fifth mixtape by American rapper Mac Miller. This mixtape was released online March "
+            "11, 2011. This week was busy.")
+    titles, texts = ["Best Day Ever (mixtape)"], [text]
+    released = fact("This mixtape was released online March 11, 2011.")
+    assert SEL.resolve_pronoun(released, titles, texts).text == "Best Day Ever was released online March 11, 2011."
+    week = fact("This week was busy.")  # not what the document opens calling its subject
+    assert SEL.resolve_pronoun(week, titles, texts) is week
+    album = "Best Day Ever is an album by Mac Miller. This mixtape was released online March 11, 2011."
+    assert SEL.resolve_pronoun(released, titles, [album]) is released
+
+
+def test_a_sentence_naming_the_answer_steps_answer_outranks_stage_1s_opening():
+    # stage 1, unverified, answered "Gloucester, Massachusetts" off a rock formation's document; the answer step named
+    # the World Film Corporation and the sentence saying where it was organized: that one leads, not the rock
+    q = "What is the location of formation of the film company distributing The Boss?"
+    opening = ("The location of the formation of the film company distributing The Boss is Gloucester, Massachusetts, "
+               "United States.")
+    world = fact("The World Film Corporation was organized in 1914 in Fort Lee, New Jersey.", (5,))
+    boss = fact("The film company distributing The Boss is World Film Company.", (2,))
+    rock = quote("Mother Ann is a rock formation located near the Eastern Point Lighthouse in Gloucester, "
+                 "Massachusetts, United States.", 3)
+    titles = ["The Fine Feathers", "The Boss (1915 film)", "Mother Ann (rock formation)", "Tathlina Lake",
+              "World Film Company"]
+    answer = "World Film Corporation, formed in 1914 in Fort Lee, New Jersey, United States."
+    picked = SEL.compose(SEL.Selection(answer, (0,)), [world, boss], q, titles=titles, opening=opening,
+                         quotes=[rock])
+    assert picked.sentences[0] is world and rock not in picked.sentences
+    # with no short answer from the answer step (a sentence, "unknown"), stage 1's opening leads as before
+    for reply in ("The World Film Company distributed The Boss and was an American company.", "unknown"):
+        led = SEL.compose(SEL.Selection(reply, (0,)), [world, boss], q, titles=titles, opening=opening, quotes=[rock])
+        assert led.sentences[0] is rock
+    assert SEL.named_answer(answer, q) == "World Film Corporation"
+    # the sentence closest to stage 1's opening shares a word with the reply's name: it is about the same one, and
+    # leads as before (the answer step named the MVP, a hop, for the position he plays)
+    mvp_q = "What position did the winner of the MVP in Pool C of the 2017 WBC play?"
+    mvp = fact("Manny Machado of the Dominican Republic was named MVP for the first-round Pool C bracket of the WBC.")
+    position = quote("Manuel Arturo Machado (born July 6, 1992) is an American professional baseball third baseman and "
+                     "shortstop for the Baltimore Orioles of Major League Baseball (MLB).", 5)
+    led = SEL.compose(SEL.Selection("Manny Machado, shortstop, 2017 WBC", (0,)), [mvp], mvp_q,
+                      titles=["2017 World Baseball Classic Pool C", "", "", "", "Manny Machado"],
+                      opening="The winner of the MVP in Pool C of the 2017 WBC played as a shortstop.", quotes=[position])
+    assert [s.text for s in led.sentences] == [position.text, mvp.text]
+    assert SEL.named_answer("Billy Crystal", "How many top 20 albums has the singer had?") == ""  # a count asked
+    assert SEL.named_answer("Mac Miller, March 11, 2011", "When did he release Best Day Ever?") == "March 11, 2011"
+    assert SEL.named_answer("The Boss", q) == ""  # the question names it
+    # a time asked anywhere wants a part with a digit, not the hop named first
+    assert SEL.named_answer("Pima County, Arizona, United States", "What was the wettest year of the county?") == ""
+    assert SEL.named_answer("Pima County, 1905", "What was the wettest year of the county?") == "1905"
+    assert SEL.named_answer("Professor Jens Hjorth, head of the centre", "How is dust formed") == ""  # an explanation
+    assert SEL.named_answer("Berlin, Germany", "In which city were the games held?") == "Berlin"
+
+
 def test_a_title_that_is_not_a_name_is_not_put_for_a_pronoun():
     it = fact("It has 703 rooms and suites.", (1,))
     # the brief's example: the press release's "Он" is Yandex Market, and it never calls anything "Пресс-релиз"

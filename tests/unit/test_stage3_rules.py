@@ -272,6 +272,14 @@ def test_a_resolved_sentence_that_fails_is_shown_as_its_document_wrote_it_when_t
     raws = (guest.raw, resolved.raw)
     d = D.as_written(D.Draft((D.Block(" ".join(raws), (guest, resolved), raws),), (guest, resolved)), f)
     assert [s.verdict for s in d.sentences] == [R.SUPPORTED, R.UNSUPPORTED]
+    # "This mixtape" as "The stadium": the document's own sentence
+    tape = [Document("Best Day Ever (mixtape)", "Best Day Ever is the fifth mixtape by American rapper Mac Miller. "
+                                                "This mixtape was released online March 11, 2011.")]
+    released = Statement(R.REFINE, "Best Day Ever was released online March 11, 2011.", (1,), R.UNSUPPORTED, 0.29,
+                         "Best Day Ever was released online March 11, 2011 [1].")
+    d = D.as_written(D.Draft((D.Block(released.raw, (released,), (released.raw,)),), (released,)),
+                     replace(f, documents=tape))
+    assert d.text() == "This mixtape was released online March 11, 2011 [1]." and d.sentences[0].verdict == R.SUPPORTED
 
 
 def test_a_long_passing_sentence_is_shown_as_its_leading_clauses_when_those_pass():
