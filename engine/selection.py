@@ -573,9 +573,11 @@ def lead(picked: Picked, verified: Sequence[Statement], quotes: Sequence[Stateme
         if len(best) > 1:
             best = _most_linked(best, pool, question, titles, texts)
         head = closest(best, question, opening)
-        namer = next((s for s in picked.sentences if _names_reply(s, head, answer, question, lang, as_shown)), None)
+        short = named_answer(answer, question, lang)
+        namer = next((s for s in picked.sentences if short and _names_reply(s, head, short, answer, question, lang,
+                                                                            as_shown)), None)
         if namer is not None:  # the answer step's answer, from the verified sentences, before stage 1's
-            note = (f"answer: the pick naming the answer step's answer {named_answer(answer, question, lang)!r} leads, "
+            note = (f"answer: the pick naming the answer step's answer {short!r} leads, "
                     f"not the sentence closest to stage 1's opening {head.text!r}: {namer.text!r}")
             return Picked((namer, *[s for s in picked.sentences if s is not namer]), picked.notes + (note,),
                           picked.caveat)
@@ -716,16 +718,16 @@ _YEAR = re.compile(r"\b1\d{3}\b|\b20\d{2}\b")
 _FULL_NAME = re.compile(FULL_NAME)
 
 
-def _names_reply(pick: Statement, head: Statement, answer: str, question: str, lang: str,
+def _names_reply(pick: Statement, head: Statement, short: str, answer: str, question: str, lang: str,
                  as_shown: Callable[[Statement], str]) -> bool:
-    """Whether the answer step's ``pick`` names its short answer (:func:`named_answer`) and says more than the
-    question and its reply, while ``head`` (the sentence closest to stage 1's opening) shares no word with it: the pick
-    leads (the answer step read the verified sentences, stage 1 did not: "The film stars Anthony Hopkins and Nicole
-    Kidman" for the star born in 1937, not the film's director; "The band that Jacoby Shaddix is a member of formed in
-    Vacaville, California" is the question's wording with a hop in its slot, and gives way)."""
-    short = named_answer(answer, question, lang)
+    """Whether the answer step's ``pick`` names its ``short`` answer (:func:`named_answer` of its reply ``answer``) and
+    says more than the question and the reply, while ``head`` (the sentence closest to stage 1's opening) shares no
+    word with it: the pick leads (the answer step read the verified sentences, stage 1 did not: "The film stars
+    Anthony Hopkins and Nicole Kidman" for the star born in 1937, not the film's director; "The band that Jacoby
+    Shaddix is a member of formed in Vacaville, California" is the question's wording with a hop in its slot, and
+    gives way)."""
     text = as_shown(pick)
-    if not short or not names(short, text, lang) or not answer_words(text, question, lang) - answer_words(answer, "", lang):
+    if not names(short, text, lang) or not answer_words(text, question, lang) - answer_words(answer, "", lang):
         return False
     # a head sharing a word with it is about the same one ("Manuel Arturo Machado ... third baseman" for the position
     # of "Manny Machado", the MVP): it stays
@@ -1139,7 +1141,7 @@ def buried(answer: str, question: str, shown: Sequence[str], lang: str = "en") -
     or the first names a name of it but not all of it (it says something else of the answer's subject: the model's
     answer is the hop, not the answer)."""
     when = bool(_WHEN_QUESTION.search(question))
-    short = _short_part(answer, question)
+    short = _short_part(answer, when)
     words = short.split()
     if (lang != "en" or not words or len(words) > SHORT_WORDS or yes_no_word(short) or Selection(short, ()).unknown
             or not when and any(w[0].islower() and w not in _NAME_PARTICLES for w in words)  # "... starred in ..."
@@ -1160,12 +1162,13 @@ def buried(answer: str, question: str, shown: Sequence[str], lang: str = "en") -
     return short if len(first) > BURIED_WORDS and not opens else ""
 
 
-def _short_part(answer: str, question: str) -> str:
+def _short_part(answer: str, timed: bool) -> str:
     """The answer step's short answer as :func:`buried` reads it: its reply up to the first comma or bracket ("Ron
-    Silverman" of "Ron Silverman, \"Krull\", 1950, unknown"); for "When ...?" the first such part with a digit ("15th
-    century" of "Barcelona, Catalonia, Spain, 15th century, yes"; "February 12, 1975" whole; "" when none has one)."""
+    Silverman" of "Ron Silverman, \"Krull\", 1950, unknown"); ``timed`` (a time is asked) the first such part with a
+    digit ("15th century" of "Barcelona, Catalonia, Spain, 15th century, yes"; "February 12, 1975" whole; "" when none
+    has one)."""
     parts = [p.strip(" .;:)]") for p in re.split(r"(?<!\d),|,(?!\s*\d{4}\b)|\s[(\[]", answer)]  # "February 12, 1975" whole
-    if _WHEN_QUESTION.search(question):  # "born in February 12, 1975" -> "February 12, 1975"
+    if timed:  # "born in February 12, 1975" -> "February 12, 1975"
         return next((re.sub(r"^(?:[a-z]+\s+)+", "", p) for p in parts if re.search(r"\d", p)), "")
     return parts[0]
 
@@ -1187,9 +1190,9 @@ def named_answer(answer: str, question: str, lang: str = "en") -> str:
     of the soundtrack's singer)."""
     if not _WH_OPENING.match(question):  # "How is dust formed": an explanation, not a name, is the answer
         return ""
-    short = _short_part(answer, question)
-    if _ASKS_TIME.search(question) and not re.search(r"\d", short):  # "What was the wettest year of ...?": a year
-        short = _short_part(answer, "When?")  # not "Pima County", the hop
+    short = _short_part(answer, bool(_WHEN_QUESTION.search(question)))
+    if _ASKS_TIME.search(question) and not re.search(r"\d", short):  # "What was the wettest year of ...?": a year,
+        short = _short_part(answer, True)  # not "Pima County", the hop
     words = short.split()
     if (not words or _MEASURE_QUESTION.search(question) or len(words) > SHORT_WORDS or yes_no_word(short)
             or Selection(short, ()).unknown or not re.search(r"[A-Z\d]", short) or not answer_words(short, question, lang)):
