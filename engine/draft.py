@@ -47,7 +47,7 @@ from .text.compare import alone, both, both_say, by_sides, choices, common, comp
 from .text.content import FUNCTION_WORDS, adds, answer_words, carried, stems, yes_no_question
 from .text.entities import DEMONYMS, FULL_NAME, SUBJECT_NOUN, SUBJECT_PRONOUNS, bare_title, found, names
 from .text.relevance import bm25_scores
-from .text.splitter import split_sentences
+from .text.splitter import split_sentences, whole_part
 
 # Warning codes (Caveat.code). "empty:*" say why the answer is empty.
 EMPTY_NOTHING_VERIFIED = "empty:nothing_verified"   # no statement survived the checks, no fallback quotes
@@ -196,6 +196,9 @@ class Facts:
     #: P(Yes) in [0, 1] that the documents a sentence cites (1-based numbers) state it, asked of the LLM
     #: (:func:`read_back`); None: no such reader (the setting is 0 or the prompt set has no read_back step)
     read_back: Callable[[tuple[int, ...], str], float] | None = None
+    #: the documents' sentences as the answer may quote them, each citing its document (whole, no question, an
+    #: opening pronoun resolved to the document's title: stage 3's); None: :func:`document_words` splits the documents
+    quotable: Sequence[Statement] | None = None
 
 
 Rule = Callable[[Draft, Facts], Draft]
@@ -204,11 +207,17 @@ Rule = Callable[[Draft, Facts], Draft]
 # -- the rules ----------------------------------------------------------------------------------
 def final_check(d: Draft, f: Facts) -> Draft:
     """Every sentence of the draft checked against its cited documents (verdict ``supported``,
-    ``unsupported`` or ``no_citation``), written as checked; the stage-3 record is these sentences."""
+    ``unsupported`` or ``no_citation``), written as checked; the stage-3 record is these sentences. A question
+    ("... needed to disable Earth's magnetic field?") fails: it states nothing a reader could check."""
     text = d.text()
     if not text:
         return d
     block, notes = f.check(text)
+    asks = {id(s): replace(s, verdict=R.UNSUPPORTED) for s in block.sentences
+            if s.verdict == R.SUPPORTED and s.text.rstrip().endswith("?")}
+    if asks:  # a document's question ("What would be the amount of energy needed ...?") passes the checker
+        block = block.revise(asks)
+        notes = [*notes, f"final check: {len(asks)} question(s) fail: a question states nothing"]
     return replace(d, blocks=(block,), checked=block.sentences, notes=d.notes + tuple(notes))
 
 
@@ -432,6 +441,90 @@ def common_said(d: Draft, f: Facts) -> Draft:
     for c in changed.values():
         d = d.note(f"common said: {c.raw!r} cites the documents saying what each is")
     return d.revise(changed) if changed else d
+
+
+#: a document sentence opening with one of these points back at a sentence the answer does not show
+_POINTS_BACK = re.compile(r"^\W*(?:He|She|It|They|His|Her|Its|Their|This|These|Those|Он|Она|Оно|Они|Его|Её|Их)\b")
+#: a document sentence shown in place of a fill has at least this many words (not a heading)
+QUOTE_MIN_WORDS = 4
+
+
+def document_words(d: Draft, f: Facts) -> Draft:
+    """A passing final sentence in the model's own words (:func:`copied` is false) that puts a word of the question
+    its one cited document lacks ("The original artist of "The Sound of Silence" is Paul Simon [1]" where the
+    document says "... is a song by the American music duo Simon & Garfunkel. The song was written by Paul Simon")
+    is shown as the sentence of that document the checker passes it on best, when one alone passes it
+    (P(entailment) >= ``threshold``; ``f.quotable``'s sentences of the document, "He" resolved to its title; at
+    least :data:`QUOTE_MIN_WORDS` words, not a question, not opening with a pronoun that stays: "He gained
+    worldwide fame ..."; whole as the lead quotes them, :func:`~vericite.engine.text.splitter.whole_part`: no
+    infobox's cells run together); with none, it fails: the checker read the question's relation into the whole
+    document ("Paul McCartney wrote "Girlfriend" and performed it with Michael Jackson", from a document saying he
+    thought Jackson might like to record it), unless nothing else of the answer would pass (the strict fallback's
+    verified sentences say less of it: "The song was released on May 21, 1979" with the date in an infobox only). The model fills the question's wording with what a document holds ("The first Apple iPhone was made
+    in September 2006" from "In September 2006, Apple discontinued support for the ROKR ..."); the pair checker
+    passes such fills, careful
+    readers judged them unsupported or partial far more often than a document's own sentence (bench/RESULTS.md),
+    and the reader finds the quote in the document as shown. The opening short answer of a comparison or yes/no
+    question (the comparison rules judge it) and a sentence citing several documents stay. A quote another
+    sentence of the answer already shows is not shown twice: the sentence goes."""
+    if not f.settings.document_words:
+        return d
+    short = bool(choices(f.question)) or yes_no_question(f.question)
+    asked = stems(f.question, f.lang)
+    final = d.sentences
+    changed: dict[int, Statement] = {}
+    gone: set[int] = set()
+    shown = {strip_citations(s.text).strip().casefold() for s in final}
+    quoted: list[str] = []
+    failed: list[Statement] = []
+    for k, s in enumerate(final):
+        if (s.verdict != R.SUPPORTED or s.rewritten or len(s.citations) != 1 or (short and k == 0)
+                or not 1 <= s.citations[0] <= len(f.documents)):
+            continue
+        doc = f.documents[s.citations[0] - 1]
+        if copied(s.text, [doc]):
+            continue
+        lacks = (stems(s.text, f.lang) & asked) - stems(doc.text, f.lang) - stems(doc.title, f.lang) - FUNCTION_WORDS
+        if not lacks:
+            continue
+        if f.quotable is None:
+            parts: Sequence[str | None] = [whole_part(t.strip()) for t in split_sentences(doc.text, f.lang)]
+        else:
+            parts = [x.text for x in f.quotable if x.citations == s.citations]
+        sents = [t for t in parts if t and len(t.split()) >= QUOTE_MIN_WORDS and not t.endswith("?")
+                 and not _POINTS_BACK.match(t)]
+        scores = f.scores([(t, s.text) for t in sents]) if sents else np.zeros(1, dtype=np.float32)
+        best = int(np.argmax(scores))
+        p = float(scores[best])
+        if p < f.settings.threshold:
+            failed.append(s)
+            d = d.note(f"document words: {s.raw!r} puts the question's {sorted(lacks)} that document {s.citations[0]} "
+                       f"lacks; no sentence of it alone passes it (best {p:.3f}): it fails")
+            continue
+        quote = sents[best]
+        if quote.casefold() in shown:
+            gone.add(id(s))
+            d = d.note(f"document words: {s.raw!r} puts the question's {sorted(lacks)} that document {s.citations[0]} "
+                       f"lacks; its sentence {quote!r} is shown already: left out")
+            continue
+        shown.add(quote.casefold())
+        quoted.append(quote)
+        new = replace(s, text=quote, score=round(p, 4),
+                      grade=grade(p, f.settings.grade_bands) if f.settings.grade_bands else s.grade)
+        changed[id(s)] = replace(new, raw=merge_adjacent(with_citations(new)))
+        d = d.note(f"document words: {s.raw!r} puts the question's {sorted(lacks)} that document {s.citations[0]} "
+                   f"lacks; shown as its sentence {quote!r} (P {p:.3f})")
+    if failed and len(failed) + len(gone) == sum(s.verdict == R.SUPPORTED for s in final):
+        # every other sentence went or failed: the answer would fall back to verified sentences that say less of it
+        # ("The song was released on May 21, 1979" whose date only an infobox gives)
+        d = d.note(f"document words: {len(failed)} sentence(s) stay: nothing else of the answer passes")
+    else:
+        changed.update({id(s): replace(s, verdict=R.UNSUPPORTED) for s in failed})
+    if changed:
+        d = replace(d.revise(changed), quoted=d.quoted + tuple(quoted))
+    if gone:
+        d = d.keep([s for s in d.sentences if id(s) not in gone])
+    return d
 
 
 def _passed(d: Draft, failed: Sequence[Statement], rule: str, why: str) -> Draft:
@@ -777,8 +870,8 @@ def windows(text: str, lang: str = "en", size: int = 3) -> list[tuple[int, int]]
 
 #: stage 3's rules, in the order they run
 RULES: tuple[Rule, ...] = (final_check, as_written, read_back, add_nothing, asked_in_full, compared_by_measure, both_said,
-                           same_said, common_said, strict, one_answer, trimmed, put_back_statements, put_back_facts, said_once,
-                           lenient_marks, marks_before_stop, uncovered, quotes)
+                           same_said, common_said, document_words, strict, one_answer, trimmed, put_back_statements,
+                           put_back_facts, said_once, lenient_marks, marks_before_stop, uncovered, quotes)
 
 
 def apply(d: Draft, f: Facts, rules: Sequence[Rule] = RULES) -> Draft:

@@ -234,6 +234,12 @@ class Settings:
                                       "of its answer words (stems not in the question) occur in the verified sentences, or "
                                       "when it has none and talks about the prompt ('Based on the provided statements')",
                                 group="rules", kind="bool")
+    document_words: bool = setting(True, "a passing final sentence in the model's own words that puts a word of the "
+                                         "question its one cited document lacks is shown as the sentence of that "
+                                         "document that alone passes it best (the question's wording filled with a "
+                                         "document's name is where readers found the checker wrong); none passing: "
+                                         "it fails, unless nothing else of the answer passes", group="rules",
+                                  kind="bool")
     trim_words: int = setting(20, "a passing final sentence of more than N words (English) is shown as its leading "
                                   "clauses when those pass the final check too: asides in brackets and the clauses "
                                   "that add to it cut where they hold no word of the question or the answer "
@@ -296,6 +302,7 @@ PRESETS: dict[str, dict[str, Any]] = {
         "template_guard": False, "relation_guard": False, "cite_each": False,
         "entity_guard": False, "recite": False, "conflicts": False, "drop_unsupported": False, "fallback_quotes": 0,
         "fallback_sentences": 0, "backbone": False, "backbone_facts": 0, "add_nothing": False, "trim_words": 0,
+        "document_words": False,
     },
     # the smaller LLM (Qwen2.5-Coder-0.5B, its models.toml profile): about twice as fast, finds the gold answer less often
     "small-model": {"llm": "qwen2.5-coder-0.5b-instruct-q4km"},

@@ -153,9 +153,15 @@ def _pick(pipe: VeriCite, q: Question, st: Stage, verified: list[Statement], sai
     return draft.warn(picked.caveat.code, picked.caveat.text) if picked.caveat else draft
 
 
+#: stage 1 planning aloud, not answering ("To answer this question, we need to analyze the information ...")
+_PLAN = re.compile(r"^\W*(?:To (?:answer|determine|find|identify)\b|(?:First,?\s+)?(?:we|I|let's|let us)\s)", re.I)
+
+
 def _opening(q: Question, said: Sequence[str]) -> str:
-    """Stage 1's first sentence that says anything beyond the question ("" when none does)."""
-    return next((x for x in said if answer_words(x, q.text, q.lang)), "")
+    """Stage 1's first sentence that says anything beyond the question ("" when none does); a sentence planning
+    the answer (:data:`_PLAN`) says nothing of it: its words ("analyze", "process") led with a document's question
+    "What would be the amount of energy needed to ...?"."""
+    return next((x for x in said if answer_words(x, q.text, q.lang) and not _PLAN.match(x)), "")
 
 
 def document_sentences(pipe: VeriCite, q: Question) -> list[Statement]:
@@ -163,10 +169,10 @@ def document_sentences(pipe: VeriCite, q: Question) -> list[Statement]:
     (1-based), in document order: what the answer step may quote when no verified sentence
     carries stage 1's answer (:func:`~vericite.engine.selection.lead`); the final check checks
     them like any answer sentence. A piece of a sentence (a snippet's cut start or end) is left out,
-    or given as its whole clauses (:func:`~vericite.engine.text.splitter.whole_part`)."""
+    or given as its whole clauses (:func:`~vericite.engine.text.splitter.whole_part`), and so is a question."""
     out = []
     for i, d in enumerate(q.shown):
-        parts = (whole_part(s) for s in split_sentences(d.text, split_lang(pipe, q, d.text[:2000])))
+        parts = (_stated(s) for s in split_sentences(d.text, split_lang(pipe, q, d.text[:2000])))
         out += [_quote(i, p) for p in parts if p]
     return out
 
@@ -198,7 +204,8 @@ def fallback_quotes(pipe: VeriCite, q: Question, opening: str = "") -> tuple[lis
     """The fallback answer when nothing was verified (``fallback_quotes`` = N > 0): the N
     sentences of the documents as the LLM saw them that are most relevant to the question
     (:func:`~vericite.engine.text.relevance.relevant_sentences`), verbatim (a piece of a sentence
-    left out or given as its whole clauses: :func:`~vericite.engine.text.splitter.whole_part`), each ending with its
+    left out or given as its whole clauses: :func:`~vericite.engine.text.splitter.whole_part`; a question left
+    out), each ending with its
     document's citation, in document order, none that another says all of (:func:`~vericite.engine.selection.without_repeats`),
     an opening pronoun resolved to the document's title
     (:func:`~vericite.engine.selection.resolve_pronoun`: "It has 15,900 ATMs" -> "Bank of America has
@@ -223,7 +230,7 @@ def fallback_quotes(pipe: VeriCite, q: Question, opening: str = "") -> tuple[lis
     if n < 1:
         return [], ()
     texts = [d.text for d in q.shown]
-    found = relevant_sentences(q.text, texts, n, split_lang(pipe, q, " ".join(texts)[:2000]), part=whole_part)
+    found = relevant_sentences(q.text, texts, n, split_lang(pipe, q, " ".join(texts)[:2000]), part=_stated)
     in_order = sorted(found, key=lambda f: (f[0], texts[f[0]].find(f[1].rstrip("."))))  # a part ends with its own "."
     titles = [d.title for d in q.shown]
     quotes = [resolve_pronoun(_quote(i, sent), titles, texts) for i, sent in in_order]
@@ -268,6 +275,12 @@ def _short_answer(short: str, shown: Sequence[Statement], question: str) -> str:
     return merge_adjacent(with_citations(Statement(R.REFINE, f"{short}.", cites, R.KEPT, None, short)))
 
 
+def _stated(sentence: str) -> str | None:
+    """``sentence`` as a quote may show it (:func:`~vericite.engine.text.splitter.whole_part`); None for a
+    question, which states nothing."""
+    return None if sentence.rstrip().endswith("?") else whole_part(sentence)
+
+
 def _quote(i: int, sent: str) -> Statement:
     """Document ``i``'s (0-based) sentence ``sent`` as a stage-3 sentence citing it, verbatim."""
     return Statement(R.REFINE, sent, (i + 1,), R.KEPT, None, sent)
@@ -285,12 +298,19 @@ def rules(pipe: VeriCite, q: Question, refine: Stage, answer: Stage, verified: l
     facts = D.Facts(question=q.text, lang=q.lang, documents=q.documents, verified=verified,
                     statements=answer.trace.statements, settings=pipe.settings,
                     check=lambda text: _check_final(pipe, q, refine, text), scores=pipe.checker.scores,
-                    read_back=_reader(pipe, q, refine))
+                    read_back=_reader(pipe, q, refine), quotable=_quotable(pipe, q))
     draft = D.apply(refine.draft, facts)
     refine.trace.statements = list(draft.checked)
     refine.trace.notes += draft.notes
     q.warnings += [w.text for w in draft.warnings]
     return draft
+
+
+def _quotable(pipe: VeriCite, q: Question) -> list[Statement]:
+    """The documents' sentences as an answer may quote them (:func:`document_sentences`), an opening pronoun
+    resolved to the cited document's title as the lead shows it (:func:`~vericite.engine.selection.resolve_pronoun`)."""
+    titles, texts = [d.title for d in q.shown], [d.text for d in q.shown]
+    return [resolve_pronoun(s, titles, texts) for s in document_sentences(pipe, q)]
 
 
 def _reader(pipe: VeriCite, q: Question, refine: Stage) -> Callable[[tuple[int, ...], str], float] | None:

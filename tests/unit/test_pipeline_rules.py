@@ -688,3 +688,14 @@ def test_a_stage_1_template_fill_leads_nothing(checker):
     assert by_verdict(res.stages[0])[R.DROPPED_TEMPLATE] == [
         "The birthplace of George McCall Theal is a port city of the Bay of Bengal."]
     assert "Chittagong" not in res.answer and res.answer
+
+
+def test_a_documents_question_is_never_quoted(checker):
+    """A web page asks questions ("What would be the amount of energy needed ...?"): a question states nothing, so
+    neither the fallback nor the lead quotes one, though it shares the most words with the question."""
+    docs = [Document("Lakers", "How many times have the Lakers won the finals in all? The Lakers won the finals 16 times."),
+            Document("Arena", "The arena opened in 1999 downtown. It hosts concerts.")]
+    pipe = VeriCite(ScriptedLLM({"answer": "Great.", "gate": "No"}), checker, prompts=PromptSet.load("paper-en"),
+                    settings=Settings(claim_words=0, fallback_quotes=1))
+    res = pipe.answer("How many times have the Lakers won the finals?", docs)
+    assert res.answer == "The Lakers won the finals 16 times [1]."

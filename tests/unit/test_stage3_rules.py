@@ -117,7 +117,7 @@ def test_a_rule_plugs_into_the_chain():
     f = fake_facts(backbone=False, backbone_facts=0)
     d = D.apply(D.Draft.of("Rush is a band [1]."), f, (*D.RULES, shout))
     assert d.text() == "RUSH IS A BAND [1]." and d.notes[-1] == "shouted"
-    assert D.RULES[0] is D.final_check and D.RULES[9] is D.strict
+    assert D.RULES[0] is D.final_check and D.RULES[10] is D.strict
 
 
 def test_empty_reasons_are_fields():
@@ -583,3 +583,66 @@ def test_read_back_fits_a_long_cited_document_to_the_context_and_keeps_its_numbe
     assert "Document [2](Title: Rush (band))" in prompt and "Document [1]" not in prompt
     assert len(prompt.split()) < llm.n_ctx < len(long_doc.text.split())
     assert "document [2] truncated to fit the LLM context" in res.warnings
+
+
+def test_a_fill_of_the_question_wording_is_shown_as_the_document_sentence_that_carries_it():
+    docs = [Document("The Sound of Silence", "The Sound of Silence is a song by the American music duo Simon & "
+                                             "Garfunkel. He wrote it in 1964 after the assassination. The song was "
+                                             "written by Paul Simon.")]
+
+    def scores(pairs):  # the checker: a premise carries the hypothesis when it names the duo
+        return np.array([0.9 if "duo" in p and "Garfunkel" in h else 0.1 for p, h in pairs], dtype=np.float32)
+
+    f = replace(fake_facts(), question="Who is the original artist of the sound of silence?", documents=docs, scores=scores)
+    fill = sentence("The original artist of The Sound of Silence is Simon & Garfunkel.")
+    simon = sentence("The original artist of The Sound of Silence is Paul Simon.")  # no sentence alone carries it
+    said = sentence("The Sound of Silence is a song by the American music duo Simon & Garfunkel.")  # the document's words
+    raws = (fill.raw, simon.raw, said.raw)
+    d = D.document_words(D.Draft((D.Block(" ".join(raws), (fill, simon, said), raws),), (fill, simon, said)), f)
+    # the fill's quote is the third sentence's text: shown once, the fill goes; Paul Simon fails (strict drops it)
+    assert [(s.text, s.verdict) for s in d.sentences] == [(simon.text, R.UNSUPPORTED), (said.text, R.SUPPORTED)]
+    assert any("shown already" in n for n in d.notes) and any("it fails" in n for n in d.notes)
+    assert D.strict(d, f).text() == said.raw
+    d = D.document_words(D.Draft((D.Block(fill.raw, (fill,), (fill.raw,)),), (fill,)), f)
+    quote = "The Sound of Silence is a song by the American music duo Simon & Garfunkel."
+    assert d.text() == quote[:-1] + " [1]." and d.sentences[0].verdict == R.SUPPORTED
+    assert d.quoted == (quote,) and d.sentences[0].score == pytest.approx(0.9)
+    # a word of the question the document has ("song"), a sentence citing two documents, a comparison's opening
+    # and the setting off: unchanged
+    song = sentence("The Sound of Silence is a song by Simon & Garfunkel and nobody else.")
+    two = sentence(fill.text, cites=(1, 2))
+    for s, ff in ((song, f), (two, f), (fill, replace(f, settings=Settings(document_words=False))),
+                  (fill, replace(f, question="Who is older, Simon & Garfunkel or the original artist of X?"))):
+        d0 = D.Draft((D.Block(s.raw, (s,), (s.raw,)),), (s,))
+        assert D.document_words(d0, ff) == d0
+    # a sentence opening with a pronoun that points back is never the quote ("He wrote it ..."): nothing carries the
+    # fill, which fails where another sentence of the answer passes
+    f2 = replace(f, scores=lambda pairs: np.array([0.9 if p.startswith("He ") else 0.1 for p, _ in pairs]))
+    d0 = D.Draft((D.Block(fill.raw, (fill,), (fill.raw,)),), (fill,))
+    other = sentence("Simon & Garfunkel recorded it in 1964.")
+    d2 = D.Draft((D.Block(f"{fill.raw} {other.raw}", (fill, other), (fill.raw, other.raw)),), (fill, other))
+    assert [s.verdict for s in D.document_words(d2, f2).sentences] == [R.UNSUPPORTED, R.SUPPORTED]
+    # ... unless nothing else of the answer passes: the strict fallback would say less of it
+    assert D.document_words(d0, f2).sentences[0].verdict == R.SUPPORTED
+    # stage 3's quotable sentences, the pronoun resolved to the title, are what may be shown
+    resolved = Statement(R.REFINE, "The Sound of Silence was written in 1964 by the duo Simon & Garfunkel.", (1,),
+                         R.KEPT, None)
+    d = D.document_words(d0, replace(f2, quotable=[resolved], scores=scores))
+    assert d.text() == "The Sound of Silence was written in 1964 by the duo Simon & Garfunkel [1]."
+
+
+def test_a_question_fails_the_final_check_and_stage_1_planning_aloud_is_no_opening():
+    f = fake_facts()
+    d = D.final_check(D.Draft.of("Peart drummed for Rush [1]. What would it take to stop a drummer [1]?"), f)
+    assert [s.verdict for s in d.sentences] == [R.SUPPORTED, R.UNSUPPORTED]
+    assert any("a question states nothing" in n for n in d.notes)
+    assert D.strict(d, f).text() == "Peart drummed for Rush [1]."
+    from types import SimpleNamespace
+
+    from vericite.engine.pipeline.stage3 import _opening
+    q = SimpleNamespace(text="How does splitting an atom cause an explosion?", lang="en")
+    plan = "To answer this question, we need to analyze the information provided about the process."
+    answer = "A chain reaction splits other atoms."
+    assert _opening(q, [plan, answer]) == answer and _opening(q, [plan]) == ""
+    assert _opening(q, ["I will analyze the process step by step.", answer]) == answer
+    assert _opening(q, ["Irene Curie split the atom in 1938.", answer]) == "Irene Curie split the atom in 1938."
