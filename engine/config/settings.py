@@ -238,8 +238,7 @@ class Settings:
                                          "question its one cited document lacks is shown as the sentence of that "
                                          "document that alone passes it best (the question's wording filled with a "
                                          "document's name is where readers found the checker wrong); none passing: "
-                                         "it fails, unless nothing else of the answer passes", group="rules",
-                                  kind="bool")
+                                         "it stays as checked", group="rules", kind="bool")
     trim_words: int = setting(20, "a passing final sentence of more than N words (English) is shown as its leading "
                                   "clauses when those pass the final check too: asides in brackets and the clauses "
                                   "that add to it cut where they hold no word of the question or the answer "
