@@ -457,11 +457,10 @@ def document_words(d: Draft, f: Facts) -> Draft:
     (P(entailment) >= ``threshold``; ``f.quotable``'s sentences of the document, "He" resolved to its title; at
     least :data:`QUOTE_MIN_WORDS` words, not a question, not opening with a pronoun that stays: "He gained
     worldwide fame ..."; whole as the lead quotes them, :func:`~vericite.engine.text.splitter.whole_part`: no
-    infobox's cells run together); with none, it stays as checked: failing it dropped as many supported sentences
-    ("Jessica Chastain attended the Juilliard School", where the document says she studied there) as unsupported
-    ones (bench/RESULTS.md). The model fills the question's wording with what a document holds ("The first Apple iPhone was made
-    in September 2006" from "In September 2006, Apple discontinued support for the ROKR ..."); the pair checker
-    passes such fills, careful
+    infobox's cells run together); with none, it stays as checked: failing it dropped more supported sentences
+    ("Jessica Chastain attended the Juilliard School") than unsupported ones (bench/RESULTS.md). The model fills
+    the question's wording with what a document holds ("The first Apple iPhone was made in September 2006" from "In
+    September 2006, Apple discontinued support for the ROKR ..."); the pair checker passes such fills, careful
     readers judged them unsupported or partial far more often than a document's own sentence (bench/RESULTS.md),
     and the reader finds the quote in the document as shown. The opening short answer of a comparison or yes/no
     question (the comparison rules judge it) and a sentence citing several documents stay. A quote another
