@@ -47,7 +47,7 @@ from .text.compare import alone, both, both_say, by_sides, choices, common, comp
 from .text.content import FUNCTION_WORDS, adds, answer_words, carried, stems, yes_no_question
 from .text.entities import DEMONYMS, FULL_NAME, SUBJECT_NOUN, SUBJECT_PRONOUNS, bare_title, found, names
 from .text.relevance import bm25_scores
-from .text.splitter import split_sentences, whole_part
+from .text.splitter import split_sentences, stated
 
 # Warning codes (Caveat.code). "empty:*" say why the answer is empty.
 EMPTY_NOTHING_VERIFIED = "empty:nothing_verified"   # no statement survived the checks, no fallback quotes
@@ -485,11 +485,10 @@ def document_words(d: Draft, f: Facts) -> Draft:
         if not lacks:
             continue
         if f.quotable is None:
-            parts: Sequence[str | None] = [whole_part(t.strip()) for t in split_sentences(doc.text, f.lang)]
-        else:
+            parts: Sequence[str | None] = [stated(t.strip()) for t in split_sentences(doc.text, f.lang)]
+        else:  # stage 3's: already no question
             parts = [x.text for x in f.quotable if x.citations == s.citations]
-        sents = [t for t in parts if t and len(t.split()) >= QUOTE_MIN_WORDS and not t.endswith("?")
-                 and not _POINTS_BACK.match(t)]
+        sents = [t for t in parts if t and len(t.split()) >= QUOTE_MIN_WORDS and not _POINTS_BACK.match(t)]
         scores = f.scores([(t, s.text) for t in sents]) if sents else np.zeros(1, dtype=np.float32)
         best = int(np.argmax(scores))
         p = float(scores[best])

@@ -38,7 +38,7 @@ from ..text.citations import merge_adjacent, strip_citations
 from ..text.compare import alone, choices, measured
 from ..text.content import answer_words
 from ..text.relevance import relevant_sentences
-from ..text.splitter import split_sentences, whole_part
+from ..text.splitter import split_sentences, stated
 from ..verifier import answer_claims
 from .calls import budget, chat, cite_grammar, complete, documents_block, split_lang
 from .context import Question, Stage
@@ -172,7 +172,7 @@ def document_sentences(pipe: VeriCite, q: Question) -> list[Statement]:
     or given as its whole clauses (:func:`~vericite.engine.text.splitter.whole_part`), and so is a question."""
     out = []
     for i, d in enumerate(q.shown):
-        parts = (_stated(s) for s in split_sentences(d.text, split_lang(pipe, q, d.text[:2000])))
+        parts = (stated(s) for s in split_sentences(d.text, split_lang(pipe, q, d.text[:2000])))
         out += [_quote(i, p) for p in parts if p]
     return out
 
@@ -230,7 +230,7 @@ def fallback_quotes(pipe: VeriCite, q: Question, opening: str = "") -> tuple[lis
     if n < 1:
         return [], ()
     texts = [d.text for d in q.shown]
-    found = relevant_sentences(q.text, texts, n, split_lang(pipe, q, " ".join(texts)[:2000]), part=_stated)
+    found = relevant_sentences(q.text, texts, n, split_lang(pipe, q, " ".join(texts)[:2000]), part=stated)
     in_order = sorted(found, key=lambda f: (f[0], texts[f[0]].find(f[1].rstrip("."))))  # a part ends with its own "."
     titles = [d.title for d in q.shown]
     quotes = [resolve_pronoun(_quote(i, sent), titles, texts) for i, sent in in_order]
@@ -273,12 +273,6 @@ def _short_answer(short: str, shown: Sequence[Statement], question: str) -> str:
     own = [s for s in shown if short in pair and alone(short, pair[1 - pair.index(short)], s.text)]
     cites = tuple(sorted({c for s in (own if own and not measured(question) else shown) for c in s.citations}))
     return merge_adjacent(with_citations(Statement(R.REFINE, f"{short}.", cites, R.KEPT, None, short)))
-
-
-def _stated(sentence: str) -> str | None:
-    """``sentence`` as a quote may show it (:func:`~vericite.engine.text.splitter.whole_part`); None for a
-    question, which states nothing."""
-    return None if sentence.rstrip().endswith("?") else whole_part(sentence)
 
 
 def _quote(i: int, sent: str) -> Statement:

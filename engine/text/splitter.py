@@ -346,6 +346,12 @@ def whole_part(sentence: str) -> str | None:
     return f"{head}." if len(head.split()) >= 4 else None
 
 
+def stated(sentence: str) -> str | None:
+    """What of a document sentence an answer may quote (:func:`whole_part`); None for a question ("What would be the
+    amount of energy needed to ...?"), which states nothing."""
+    return None if sentence.rstrip().endswith("?") else whole_part(sentence)
+
+
 #: ", which implies that ...", ", suggesting that ...": the model's own inference appended to what a document says
 _INFERENCE = re.compile(r",?\s+(?:(?:which|this|that)\s+(?:implies|suggests|indicates|means|proves)|implying|suggesting|"
                         r"indicating|meaning)\s+that\b.*?(?=[.!?]?\s*$)", re.I | re.S)
