@@ -447,28 +447,33 @@ def common_said(d: Draft, f: Facts) -> Draft:
 _POINTS_BACK = re.compile(r"^\W*(?:He|She|It|They|His|Her|Its|Their|This|These|Those|Он|Она|Оно|Они|Его|Её|Их)\b")
 #: a document sentence shown in place of a fill has at least this many words (not a heading)
 QUOTE_MIN_WORDS = 4
+#: a sentence in the model's own words that puts this many words its document lacks, no sentence of which alone
+#: passes it, fails
+FILL_WORDS = 2
 
 
 def document_words(d: Draft, f: Facts) -> Draft:
-    """A passing final sentence in the model's own words (:func:`copied` is false) that puts a word of the question
-    its one cited document lacks ("The original artist of "The Sound of Silence" is Paul Simon [1]" where the
-    document says "... is a song by the American music duo Simon & Garfunkel. The song was written by Paul Simon")
-    is shown as the sentence of that document the checker passes it on best, when one alone passes it
-    (P(entailment) >= ``threshold``; ``f.quotable``'s sentences of the document, "He" resolved to its title; at
-    least :data:`QUOTE_MIN_WORDS` words, not a question, not opening with a pronoun that stays: "He gained
-    worldwide fame ..."; whole as the lead quotes them, :func:`~vericite.engine.text.splitter.whole_part`: no
-    infobox's cells run together); with none, it stays as checked: failing it dropped more supported sentences
+    """A passing final sentence in the model's own words (:func:`copied` is false) that puts a word its one cited
+    document lacks (a content word's stem not in the document's text or title: "The original artist of "The Sound
+    of Silence" is Paul Simon [1]" where the document says "... is a song by the American music duo Simon &
+    Garfunkel. The song was written by Paul Simon"; "Andrés Wood was born in Chile" where it says "Chilean") is
+    shown as the sentence of that document the checker passes it on best, when one alone passes it (P(entailment)
+    >= ``threshold``; ``f.quotable``'s sentences of the document, "He" resolved to its title; at least
+    :data:`QUOTE_MIN_WORDS` words, not a question, not opening with a pronoun that stays: "He gained worldwide fame
+    ..."; whole as the lead quotes them, :func:`~vericite.engine.text.splitter.whole_part`: no infobox's cells run
+    together). With none, a sentence that puts :data:`FILL_WORDS` or more such words fails ("The system containing
+    Umchabezi River serves as the mouth of the Mzingwane River" from "The Umchabezi River is a tributary of the
+    Mzingwane River"), one that puts fewer stays as checked: failing those dropped more supported sentences
     ("Jessica Chastain attended the Juilliard School") than unsupported ones (bench/RESULTS.md). The model fills
     the question's wording with what a document holds ("The first Apple iPhone was made in September 2006" from "In
-    September 2006, Apple discontinued support for the ROKR ..."); the pair checker passes such fills, careful
-    readers judged them unsupported or partial far more often than a document's own sentence (bench/RESULTS.md),
-    and the reader finds the quote in the document as shown. The opening short answer of a comparison or yes/no
-    question (the comparison rules judge it) and a sentence citing several documents stay. A quote another
-    sentence of the answer already shows is not shown twice: the sentence goes."""
+    September 2006, Apple discontinued support for the ROKR ...") and words a document's fact its own way; the pair
+    checker passes both, careful readers judged them unsupported or partial far more often than a document's own
+    sentence (bench/RESULTS.md), and the reader finds the quote in the document as shown. The opening short answer
+    of a comparison or yes/no question (the comparison rules judge it) and a sentence citing several documents
+    stay. A quote another sentence of the answer already shows is not shown twice: the sentence goes."""
     if not f.settings.document_words:
         return d
     short = bool(choices(f.question)) or yes_no_question(f.question)
-    asked = stems(f.question, f.lang)
     final = d.sentences
     changed: dict[int, Statement] = {}
     gone: set[int] = set()
@@ -481,7 +486,7 @@ def document_words(d: Draft, f: Facts) -> Draft:
         doc = f.documents[s.citations[0] - 1]
         if copied(s.text, [doc]):
             continue
-        lacks = (stems(s.text, f.lang) & asked) - stems(doc.text, f.lang) - stems(doc.title, f.lang) - FUNCTION_WORDS
+        lacks = stems(s.text, f.lang) - stems(doc.text, f.lang) - stems(doc.title, f.lang) - FUNCTION_WORDS
         if not lacks:
             continue
         if f.quotable is None:
@@ -492,23 +497,28 @@ def document_words(d: Draft, f: Facts) -> Draft:
         scores = f.scores([(t, s.text) for t in sents]) if sents else np.zeros(1, dtype=np.float32)
         best = int(np.argmax(scores))
         p = float(scores[best])
+        if p < f.settings.threshold and len(lacks) >= FILL_WORDS:
+            changed[id(s)] = replace(s, verdict=R.UNSUPPORTED)
+            d = d.note(f"document words: {s.raw!r} puts {sorted(lacks)} that document {s.citations[0]} lacks; no "
+                       f"sentence of it alone passes it (best {p:.3f}): it fails")
+            continue
         if p < f.settings.threshold:
-            d = d.note(f"document words: {s.raw!r} puts the question's {sorted(lacks)} that document {s.citations[0]} "
-                       f"lacks; no sentence of it alone passes it (best {p:.3f}): it stays as checked")
+            d = d.note(f"document words: {s.raw!r} puts {sorted(lacks)} that document {s.citations[0]} lacks; no "
+                       f"sentence of it alone passes it (best {p:.3f}): it stays as checked")
             continue
         quote = sents[best]
         if quote.casefold() in shown:
             gone.add(id(s))
-            d = d.note(f"document words: {s.raw!r} puts the question's {sorted(lacks)} that document {s.citations[0]} "
-                       f"lacks; its sentence {quote!r} is shown already: left out")
+            d = d.note(f"document words: {s.raw!r} puts {sorted(lacks)} that document {s.citations[0]} lacks; "
+                       f"its sentence {quote!r} is shown already: left out")
             continue
         shown.add(quote.casefold())
         quoted.append(quote)
         new = replace(s, text=quote, score=round(p, 4),
                       grade=grade(p, f.settings.grade_bands) if f.settings.grade_bands else s.grade)
         changed[id(s)] = replace(new, raw=merge_adjacent(with_citations(new)))
-        d = d.note(f"document words: {s.raw!r} puts the question's {sorted(lacks)} that document {s.citations[0]} "
-                   f"lacks; shown as its sentence {quote!r} (P {p:.3f})")
+        d = d.note(f"document words: {s.raw!r} puts {sorted(lacks)} that document {s.citations[0]} lacks; shown as "
+                   f"its sentence {quote!r} (P {p:.3f})")
     if changed:
         d = replace(d.revise(changed), quoted=d.quoted + tuple(quoted))
     if gone:
@@ -541,7 +551,11 @@ def strict(d: Draft, f: Facts) -> Draft:
         d = d.keep(kept)
         return d.warn(FINAL_REMOVED, f"removed {len(bad)} of {len(final)} final sentences that failed the final check "
                                      "(strict; --no-drop-unsupported keeps them)")
-    chosen = relevant(f.question, f.verified, f.settings.fallback_sentences or (PICKED_FALLBACK if d.picked else 0), f.lang)
+    # a verified sentence the answer's check failed as a final sentence is no fallback ("The system containing
+    # Umchabezi River serves as the mouth of ..." failed by document_words is stage 1's verified sentence)
+    gone = {" ".join(strip_citations(s.text).split()).casefold().rstrip(".") for s in bad}
+    pool = [s for s in f.verified if " ".join(s.text.split()).casefold().rstrip(".") not in gone]
+    chosen = relevant(f.question, pool, f.settings.fallback_sentences or (PICKED_FALLBACK if d.picked else 0), f.lang)
     d = d.note("strict: no final sentence passed; the answer is the verified sentences"
                + (f" most relevant to the question ({len(chosen)} of {len(f.verified)})"
                   if len(chosen) < len(f.verified) else ""))
@@ -551,6 +565,9 @@ def strict(d: Draft, f: Facts) -> Draft:
     text = merge_adjacent(" ".join(with_citations(s) for s in chosen))
     block, notes = f.check(text) if text else (Block(""), [])
     d = replace(d, blocks=(block,) if text else (), notes=d.notes + tuple(notes))
+    if text:  # the fallback's own fills are shown as their documents' sentences or fail, as the answer's were
+        d = document_words(d, f)
+        block = d.blocks[0] if d.blocks else Block("")
     failed = [s for s in block.sentences if s.verdict != R.SUPPORTED]
     if failed:  # strict holds for the fallback too (a sentence can read differently once split again)
         d = replace(d, blocks=(block.keep([s for s in block.sentences if s.verdict == R.SUPPORTED]),))

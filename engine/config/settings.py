@@ -234,11 +234,11 @@ class Settings:
                                       "of its answer words (stems not in the question) occur in the verified sentences, or "
                                       "when it has none and talks about the prompt ('Based on the provided statements')",
                                 group="rules", kind="bool")
-    document_words: bool = setting(True, "a passing final sentence in the model's own words that puts a word of the "
-                                         "question its one cited document lacks is shown as the sentence of that "
-                                         "document that alone passes it best (the question's wording filled with a "
-                                         "document's name is where readers found the checker wrong); none passing: "
-                                         "it stays as checked", group="rules", kind="bool")
+    document_words: bool = setting(True, "a passing final sentence in the model's own words that puts a word its "
+                                         "one cited document lacks is shown as the sentence of that document that "
+                                         "alone passes it best (fills of the question's wording and rewordings are "
+                                         "where readers found the checker wrong); none passing: it fails with two "
+                                         "or more such words, else stays as checked", group="rules", kind="bool")
     trim_words: int = setting(20, "a passing final sentence of more than N words (English) is shown as its leading "
                                   "clauses when those pass the final check too: asides in brackets and the clauses "
                                   "that add to it cut where they hold no word of the question or the answer "

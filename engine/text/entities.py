@@ -251,6 +251,52 @@ def self_related(hypothesis: str) -> str:
     return ""
 
 
+#: the name a sentence opens with, its "of" parts and numbers included ("Red Dead Redemption 2", "University of
+#: Miami"), then the verb: a copula or auxiliary, a past or present form ("played", "plays"), or a common
+#: irregular past
+_OPENING_NAME = re.compile(r"(?:The\s+)?(?P<name>[A-Z][\w'’-]*(?:\s+(?:(?:of(?:\s+the)?\s+)?[A-Z][\w'’-]*|\d+\b))*)"
+                           r"\s+(?=(?:is|was|are|were|has|had|have|became|becomes|won|wrote|made|took|gave|led|held|"
+                           r"left|met|ran|sang|began|came|went|grew|lost|sold|built|fought|taught|brought|found|kept|"
+                           r"sent|[a-z]+ed|[a-z]+[^s\W]s)\b)")
+#: what ends the clause the opening name is the subject of: a mark or a word that opens another clause
+_CLAUSE_END = re.compile(r"[,;:()\[\]–—]|\s-\s|\b(?:when|while|where|which|who|whom|whose|that|because|although|"
+                         r"though|but|until|whereas|if)\b")
+#: words before a name that make it another thing of that name (a namesake, an alias, a self-titled work, its
+#: maker): "named after the ancient city Sicyon", "known as the X", "titled Pipes of Peace", "by X"
+_ANOTHER_OF_THE_NAME = re.compile(r"\b(?:titled|entitled|named|called|known\s+as|after)\b|\b(?:as|by|album|single)\s+"
+                                  r"(?:the\s+)?$", re.I)
+#: what may follow the name said again: the sentence's end, a mark, or a small word (not a noun: "Virginia
+#: state parks", "the Finger Lakes region")
+_NAME_ENDS = re.compile(r"\s*(?:$|[.,;:!?)]|(?:in|as|at|on|for|with|to|from|by|and|or|during|since|before|after)\b)")
+
+
+def names_itself(hypothesis: str) -> str:
+    """The name a ``hypothesis`` opens with, as the subject of its first verb, when the same clause names it again
+    as the other side of the relation ("Yanzhou District is under Yanzhou District", "Red Dead Redemption 2 played
+    up the features of Red Dead Redemption 2", "Ernst Mach became an assistant to professor Ernst Mach"): a rewrite
+    that put the subject where the document has another name; "" otherwise. Not it: the name inside a longer one
+    ("... founded the Walt Disney Company") or before a noun ("Virginia has 34 Virginia state parks"), a possessive,
+    in quotes, after a word that makes it another thing of that name ("titled", "known as", "named after", "by"),
+    in another clause ("..., but the United States had ..."), or a nationality ("Libyan authorities ... Libyan
+    funds"). Every word is in the document, so a sentence-pair checker passes it; :func:`self_related` is the
+    "<name> is the ... of <name>" case."""
+    m = _OPENING_NAME.match(hypothesis)
+    subject = m.group("name") if m else ""
+    if (not m or not names(subject) or len(subject.split()) > 8
+            or all(w.lower() in DEMONYMS or w.lower() in COMMON for w in subject.split())):
+        return ""
+    rest = hypothesis[m.end():]
+    for k in re.finditer(rf"(?<![\w'’-]){re.escape(subject)}(?![\w'’-])", rest):
+        before, after = rest[:k.start()], rest[k.end():]
+        if _CLAUSE_END.search(before):
+            return ""
+        if (re.search(r"[A-Z][\w'’-]*\s+$|[\"“'‘«]\s*$", before) or _ANOTHER_OF_THE_NAME.search(before)
+                or not _NAME_ENDS.match(after)):
+            continue
+        return subject
+    return ""
+
+
 def swapped_subject(premise: str, hypothesis: str, titles: Sequence[str] = ()) -> str:
     """The subject of the ``premise`` sentence whose predicate the ``hypothesis`` copies onto another
     subject ("Béla Gaál was the first sound film to be made in Hungary" from 'His 1930 film "Csak egy

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from vericite.engine import records as R
 from vericite.engine.verifier import Verifier, answer_claims
-from vericite.engine.text.entities import found, names, self_related, swapped_subject, unsupported_names
+from vericite.engine.text.entities import found, names, names_itself, self_related, swapped_subject, unsupported_names
 from vericite.engine.pipeline import Settings, VeriCite
 from vericite.engine.records import Document, StageTrace
 from vericite.engine.timeline import Timeline
@@ -101,7 +101,9 @@ def test_the_pipeline_drops_a_final_sentence_that_forces_a_name_onto_its_documen
         "Which Canadian band released Counterparts?", DOCS)
     assert "Counterparts is the Police" not in res.answer
     assert res.stages[2].statements[0].verdict == R.UNSUPPORTED
-    off = VeriCite(ScriptedLLM(replies), Lenient(), settings=Settings(claim_words=0, entity_guard=False)).answer(
+    # the guard off (and document_words, which shows its document's own sentence instead), it passes
+    off = VeriCite(ScriptedLLM(replies), Lenient(), settings=Settings(claim_words=0, entity_guard=False,
+                                                                      document_words=False)).answer(
         "Which Canadian band released Counterparts?", DOCS)
     assert "Counterparts is the Police" in off.answer
 
@@ -199,6 +201,31 @@ def test_a_claim_relating_its_subject_to_itself_fails_and_a_work_named_after_its
     out, trace = _resolve(Verifier(Lenient(), threshold=0.5, schedule="sequential", entity_guard=True), items)
     assert [s.verdict for s in out] == [R.DROPPED_NLI, R.KEPT]
     assert any("relates 'Daniel Webster' to itself" in n for n in trace.notes)
+
+
+def test_a_claim_naming_its_subject_again_as_the_other_side_fails_unless_its_document_says_it():
+    assert names_itself("Yanzhou District is under Yanzhou District.") == "Yanzhou District"
+    assert names_itself("Red Dead Redemption 2 played up the features of Red Dead Redemption 2, which are "
+                        "single-player and online multiplayer components.") == "Red Dead Redemption 2"
+    assert names_itself("Ernst Mach became an assistant to professor Ernst Mach.") == "Ernst Mach"
+    assert names_itself("Muncy Creek is a major tributary of Muncy Creek.") == "Muncy Creek"
+    assert names_itself("Yanzhou District is under the administration of Jining.") == ""
+    assert names_itself("Walt Disney founded the Walt Disney Company.") == ""  # part of a longer name
+    assert names_itself("Virginia has 34 Virginia state parks.") == ""  # before a noun: another thing
+    assert names_itself("Sicyon is named after the ancient city Sicyon.") == ""  # a namesake
+    assert names_itself('Pipes of Peace was included on an album titled "Pipes of Peace".') == ""  # a title
+    assert names_itself("Queen released the album Queen in 1973.") == ""  # a self-titled work
+    assert names_itself("Gayla Peevey recorded it under her maiden name, Gayla Peevey.") == ""  # another clause
+    assert names_itself("The United States sent an ultimatum, but the United States had assumed control.") == ""
+    assert names_itself("Libyan authorities seek Libyan funds.") == ""  # a nationality
+    assert names_itself("Tor over a VPN hides the use of Tor.") == ""  # the name is not the verb's subject
+    docs = [Document("Yanzhou District", "Yanzhou District is a district under the administration of Jining."),
+            Document("Muncy", "Muncy Creek joins Muncy Creek, a namesake, in the story.")]
+    items = answer_claims(R.ANSWER, "Yanzhou District is under Yanzhou District [1]. Muncy Creek joins Muncy "
+                                    "Creek [2].", docs, "en", final=False)
+    out, trace = _resolve(Verifier(Lenient(), threshold=0.5, schedule="sequential", entity_guard=True), items)
+    assert [s.verdict for s in out] == [R.DROPPED_NLI, R.KEPT]  # the second is what its document says, as written
+    assert any("relates 'Yanzhou District' to itself" in n for n in trace.notes)
 
 
 class Doubtful(WordChecker):

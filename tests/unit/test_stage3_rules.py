@@ -206,7 +206,8 @@ def test_the_fallback_keeps_the_verified_sentences_that_answer_the_question():
                 sentence("Neil Peart drummed for the rock band Rush.", (1,), stage=R.EVIDENCE),
                 sentence("Counterparts is a song by Rush.", (2,), stage=R.EVIDENCE),
                 sentence("Toronto is a city.", (2,), stage=R.EVIDENCE)]
-    f = fake_facts(bad_words=("Copeland",), verified=verified, fallback_sentences=2)
+    # (document_words off: the fake documents do not hold these sentences, whose words would be shown as theirs)
+    f = fake_facts(bad_words=("Copeland",), verified=verified, fallback_sentences=2, document_words=False)
     d = D.strict(D.final_check(D.Draft.of("Copeland drummed for Rush [1]."), f), f)
     # the question is "Who drummed for Rush?": one sentence shares both its content stems ("drum", "rush")
     assert d.text() == "Neil Peart drummed for the rock band Rush [1]."
@@ -595,35 +596,69 @@ def test_a_fill_of_the_question_wording_is_shown_as_the_document_sentence_that_c
 
     f = replace(fake_facts(), question="Who is the original artist of the sound of silence?", documents=docs, scores=scores)
     fill = sentence("The original artist of The Sound of Silence is Simon & Garfunkel.")
-    simon = sentence("The original artist of The Sound of Silence is Paul Simon.")  # no sentence alone carries it
+    simon = sentence("The writer of The Sound of Silence is Paul Simon.")  # no sentence alone carries it
     said = sentence("The Sound of Silence is a song by the American music duo Simon & Garfunkel.")  # the document's words
     raws = (fill.raw, simon.raw, said.raw)
     d = D.document_words(D.Draft((D.Block(" ".join(raws), (fill, simon, said), raws),), (fill, simon, said)), f)
-    # the fill's quote is the third sentence's text: shown once, the fill goes; Paul Simon stays as checked
+    # the fill's quote is the third sentence's text: shown once, the fill goes; Paul Simon, with one word the document
+    # lacks ("writer"), stays as checked
     assert [(s.text, s.verdict) for s in d.sentences] == [(simon.text, R.SUPPORTED), (said.text, R.SUPPORTED)]
     assert any("shown already" in n for n in d.notes) and any("stays as checked" in n for n in d.notes)
+    # with two ("original", "artist") it fails
+    artist = sentence("The original artist of The Sound of Silence is Paul Simon.")
+    d = D.document_words(D.Draft((D.Block(artist.raw, (artist,), (artist.raw,)),), (artist,)), f)
+    assert [s.verdict for s in d.sentences] == [R.UNSUPPORTED] and any("it fails" in n for n in d.notes)
+    # a word the document lacks, not the question's ("Chile" where the document says "Chilean"): shown as its sentence
+    wood = [Document("Andrés Wood", "Andrés Wood is a Chilean film director. He directed Machuca.")]
+    fw = replace(f, question="Where is the director of Machuca from?", documents=wood,
+                 scores=lambda pairs: np.array([0.9 if "Chilean" in p else 0.1 for p, _ in pairs], dtype=np.float32))
+    chile = sentence("Andrés Wood was born in Chile.")
+    d = D.document_words(D.Draft((D.Block(chile.raw, (chile,), (chile.raw,)),), (chile,)), fw)
+    assert d.text() == "Andrés Wood is a Chilean film director [1]."
     d = D.document_words(D.Draft((D.Block(fill.raw, (fill,), (fill.raw,)),), (fill,)), f)
     quote = "The Sound of Silence is a song by the American music duo Simon & Garfunkel."
     assert d.text() == quote[:-1] + " [1]." and d.sentences[0].verdict == R.SUPPORTED
     assert d.quoted == (quote,) and d.sentences[0].score == pytest.approx(0.9)
-    # a word of the question the document has ("song"), a sentence citing two documents, a comparison's opening
-    # and the setting off: unchanged
-    song = sentence("The Sound of Silence is a song by Simon & Garfunkel and nobody else.")
+    # no word the document lacks, a sentence citing two documents, a comparison's opening and the setting off:
+    # unchanged
+    song = sentence("The Sound of Silence is a song by Simon & Garfunkel.")
     two = sentence(fill.text, cites=(1, 2))
     for s, ff in ((song, f), (two, f), (fill, replace(f, settings=Settings(document_words=False))),
                   (fill, replace(f, question="Who is older, Simon & Garfunkel or the original artist of X?"))):
         d0 = D.Draft((D.Block(s.raw, (s,), (s.raw,)),), (s,))
         assert D.document_words(d0, ff) == d0
     # a sentence opening with a pronoun that points back is never the quote ("He wrote it ..."): nothing carries the
-    # fill, which stays as checked
+    # fill, which fails (two words its document lacks)
     f2 = replace(f, scores=lambda pairs: np.array([0.9 if p.startswith("He ") else 0.1 for p, _ in pairs]))
     d0 = D.Draft((D.Block(fill.raw, (fill,), (fill.raw,)),), (fill,))
-    assert D.document_words(d0, f2).text() == fill.raw and D.document_words(d0, f2).sentences[0].verdict == R.SUPPORTED
+    assert D.document_words(d0, f2).text() == fill.raw and D.document_words(d0, f2).sentences[0].verdict == R.UNSUPPORTED
     # stage 3's quotable sentences, the pronoun resolved to the title, are what may be shown
     resolved = Statement(R.REFINE, "The Sound of Silence was written in 1964 by the duo Simon & Garfunkel.", (1,),
                          R.KEPT, None)
     d = D.document_words(d0, replace(f2, quotable=[resolved], scores=scores))
     assert d.text() == "The Sound of Silence was written in 1964 by the duo Simon & Garfunkel [1]."
+
+
+def test_the_fallback_holds_no_fill_the_answer_failed_and_shows_its_own_fills_as_their_documents_sentences():
+    docs = [Document("Umchabezi River", "The Umchabezi River is a tributary of the Mzingwane River. The main dam on "
+                                        "the river is Makado Dam.")]
+    fill = "The system containing Umchabezi River serves as the mouth of the Mzingwane River."
+    again = "The Umchabezi River serves as the mouth of the Mzingwane River."
+    verified = [sentence(fill, (1,), stage=R.ANSWER), sentence(again, (1,), stage=R.EVIDENCE),
+                sentence("The Umchabezi River flows into the Mzingwane River.", (1,), stage=R.EVIDENCE)]
+
+    def scores(pairs):  # the tributary sentence carries "flows into", nothing carries the "mouth" fills
+        return np.array([0.9 if "tributary" in p and "flows" in h else 0.1 for p, h in pairs], dtype=np.float32)
+
+    f = replace(fake_facts(verified=verified, fallback_sentences=3),
+                question="What river does the system containing Umchabezi River serve as the mouth of?",
+                documents=docs, scores=scores)
+    d = D.document_words(D.final_check(D.Draft.of(fill[:-1] + " [1]."), f), f)
+    assert [s.verdict for s in d.sentences] == [R.UNSUPPORTED]
+    d = D.strict(d, f)
+    # the fill the answer failed is left out; the other "mouth" fill fails; "flows into" is shown as the document's
+    assert d.text() == "The Umchabezi River is a tributary of the Mzingwane River [1]."
+    assert sum("it fails" in n for n in d.notes) == 2
 
 
 def test_a_question_fails_the_final_check_and_stage_1_planning_aloud_is_no_opening():
