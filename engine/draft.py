@@ -553,8 +553,8 @@ def strict(d: Draft, f: Facts) -> Draft:
                                      "(strict; --no-drop-unsupported keeps them)")
     # a verified sentence the answer's check failed as a final sentence is no fallback ("The system containing
     # Umchabezi River serves as the mouth of ..." failed by document_words is stage 1's verified sentence)
-    gone = {" ".join(strip_citations(s.text).split()).casefold().rstrip(".") for s in bad}
-    pool = [s for s in f.verified if " ".join(s.text.split()).casefold().rstrip(".") not in gone]
+    gone = {_as_said(s.text) for s in bad}
+    pool = [s for s in f.verified if _as_said(s.text) not in gone]
     chosen = relevant(f.question, pool, f.settings.fallback_sentences or (PICKED_FALLBACK if d.picked else 0), f.lang)
     d = d.note("strict: no final sentence passed; the answer is the verified sentences"
                + (f" most relevant to the question ({len(chosen)} of {len(f.verified)})"
@@ -574,6 +574,11 @@ def strict(d: Draft, f: Facts) -> Draft:
         d = d.note(f"strict: removed {len(failed)} verified sentence(s) that failed as final "
                    f"sentences: {[s.raw for s in failed]}")
     return d
+
+
+def _as_said(text: str) -> str:
+    """``text`` without its citations, spacing, case and closing stop: one sentence however it is cited."""
+    return " ".join(strip_citations(text).split()).casefold().rstrip(".")
 
 
 def one_answer(d: Draft, f: Facts) -> Draft:
