@@ -27,7 +27,7 @@ from .nli.grading import grade, is_own_sentence, is_verbatim
 from .nli.onnx_scorer import require_finite
 from .records import Document, StageTrace, Statement
 from .text.citations import invalid_citations, parse_citations, strip_citations
-from .text.entities import names_itself, self_related, swapped_subject, unsupported_names
+from .text.entities import names_itself, pronoun_of_another, self_related, swapped_subject, unsupported_names
 from .text.splitter import cut_end, cut_start, spliced, split_statements, without_inference
 from .timeline import Timeline
 
@@ -215,7 +215,8 @@ class Verifier:
     def guarded(self, claim: Claim, probs: list[float]) -> tuple[list[float], str]:
         """``probs`` of the claim's :meth:`pairs` with the entity guard applied (capped just below
         the threshold where the pair's documents never name one of the claim's names, say the
-        predicate the claim copies of another subject (:func:`~vericite.engine.text.entities.swapped_subject`),
+        predicate the claim copies of another subject (:func:`~vericite.engine.text.entities.swapped_subject`;
+        a "He"/"She" of a document about another person: :func:`~vericite.engine.text.entities.pronoun_of_another`),
         or the claim relates its subject to itself: :func:`~vericite.engine.text.entities.self_related`,
         :func:`~vericite.engine.text.entities.names_itself` where the premise does not say it as written),
         and why its written citations fail it ("" : the guard passed them or is off)."""
@@ -225,7 +226,8 @@ class Verifier:
         for k, (cites, premise) in enumerate(self.premises(claim)):
             titles = [claim.titles[c - 1] for c in cites if 0 < c <= len(claim.titles)]
             missing = unsupported_names("\n".join((*titles, premise)), claim.text)
-            swapped = "" if missing else swapped_subject(premise, claim.text, titles)
+            swapped = "" if missing else (swapped_subject(premise, claim.text, titles)
+                                          or pronoun_of_another(premise, claim.text, titles))
             itself = "" if missing or swapped else self_related(claim.text) or (
                 "" if is_verbatim(premise, claim.text) else names_itself(claim.text))
             out.append(min(probs[k], self.threshold - 1e-4) if missing or swapped or itself else probs[k])

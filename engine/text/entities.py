@@ -14,8 +14,10 @@ occurs as written or as the same Snowball stem (English or Russian: "Варша�
 "Canadians" = "Canadian"); a possessive "'s" is ignored. Aliases count when the document itself
 writes them (it names the alias). A claim copying a document sentence's predicate onto another
 subject than the sentence's own ("Béla Gaál was the first sound film ..." from "His 1930 film ... was the
-first sound film ...") fails too (:func:`swapped_subject`); other swapped roles between two names both in
-the document it cannot see. It rejects a correct claim that names an entity by a form its document does not
+first sound film ...") fails too (:func:`swapped_subject`), and so does one giving the "He" of a document about
+another person someone else's name (:func:`pronoun_of_another`) or naming its subject again as the other side of its
+relation (:func:`names_itself`, :func:`self_related`); other swapped roles between two names both in the document it
+cannot see. It rejects a correct claim that names an entity by a form its document does not
 use ("the U.S." for "United States"), which the support bench measures.
 """
 from __future__ import annotations
@@ -368,3 +370,41 @@ def swapped_subject(premise: str, hypothesis: str, titles: Sequence[str] = ()) -
             return ""  # said of the same thing (or one cannot tell) somewhere: not swapped
         swapped = swapped or _head(doc_subject)
     return swapped
+
+
+_HE_SHE = frozenset({"he", "she"})
+
+
+def pronoun_of_another(premise: str, hypothesis: str, titles: Sequence[str] = ()) -> str:
+    """"He" or "She" when the ``hypothesis`` "<name> <verb> ..." copies a ``premise`` sentence "He/She <verb> ..."
+    (its first :data:`_PREDICATE_WORDS` or more words but small ones, in a row) of a document about another person:
+    the cited document's title (``titles``, one) names none of the claim's subject ("Ernst Mach came to Zagreb ...
+    and founded the Physics Cabinet ..." from "He came to Zagreb ..." in the document "Vinko Dvořák", which names
+    Mach as the professor he assisted); "" otherwise. A document says "He" for its subject; the extraction step
+    reads it as the last name before it."""
+    m = _OPENING_NAME.match(hypothesis)
+    if not m or len(titles) != 1 or not names(m.group("name")):
+        return ""
+    said = names(m.group("name"))
+    title = bare_title(titles[0])
+    if any(found(n, title) for n in said) or not names(title):
+        return ""
+    predicate = [w.lower() for w in _TOKEN.findall(hypothesis[m.end():]) if w.lower() not in _SMALL]
+    key = predicate[:_PREDICATE_KEY]
+    if len(key) < _PREDICATE_WORDS:
+        return ""
+    toks = [(t.start(), t.group(0)) for t in _TOKEN.finditer(premise)]
+    big = [(i, w.lower()) for i, (_, w) in enumerate(toks) if w.lower() not in _SMALL]
+    words = [w for _, w in big]
+    for j in range(len(words) - len(key) + 1):
+        if words[j:j + len(key)] != key:
+            continue
+        at = big[j][0]  # the pronoun right before the copied words: their subject
+        if at < 1 or toks[at - 1][1].lower() not in _HE_SHE:
+            continue
+        # the claim's subject named earlier in the pronoun's sentence may be whom it means ("It is the last album to
+        # feature guitarist Martin Henriksson, as he left the band ...")
+        opening = re.split(_NOT_AN_END + r"[.!?]\s+", premise[:toks[at - 1][0]])[-1]
+        if not any(found(n, opening) for n in said):
+            return toks[at - 1][1]
+    return ""

@@ -3,7 +3,8 @@ from __future__ import annotations
 
 from vericite.engine import records as R
 from vericite.engine.verifier import Verifier, answer_claims
-from vericite.engine.text.entities import found, names, names_itself, self_related, swapped_subject, unsupported_names
+from vericite.engine.text.entities import (found, names, names_itself, pronoun_of_another, self_related, swapped_subject,
+                                          unsupported_names)
 from vericite.engine.pipeline import Settings, VeriCite
 from vericite.engine.records import Document, StageTrace
 from vericite.engine.timeline import Timeline
@@ -226,6 +227,25 @@ def test_a_claim_naming_its_subject_again_as_the_other_side_fails_unless_its_doc
     out, trace = _resolve(Verifier(Lenient(), threshold=0.5, schedule="sequential", entity_guard=True), items)
     assert [s.verdict for s in out] == [R.DROPPED_NLI, R.KEPT]  # the second is what its document says, as written
     assert any("relates 'Yanzhou District' to itself" in n for n in trace.notes)
+
+
+DVORAK = ("He studied mathematics and physics at the Charles University in Prague, and after graduating he became an "
+          "assistant to professor Ernst Mach. After obtaining his doctorate in Prague in 1873/1874 he came to Zagreb "
+          "and founded the Physics Cabinet at the Faculty of Philosophy in 1875.")
+
+
+def test_a_claim_giving_another_name_to_the_he_of_a_document_about_someone_else_is_swapped():
+    claim = "Ernst Mach came to Zagreb and founded the Physics Cabinet at the Faculty of Philosophy in 1875."
+    assert pronoun_of_another(DVORAK, claim, ["Vinko Dvořák"]) == "he"
+    assert pronoun_of_another(DVORAK, claim.replace("Ernst Mach", "Vinko Dvořák"), ["Vinko Dvořák"]) == ""  # its subject
+    assert pronoun_of_another(DVORAK, claim, ["Vinko Dvořák", "Ernst Mach"]) == ""  # two documents: cannot tell
+    assert pronoun_of_another(DVORAK, "Ernst Mach came to Zagreb.", ["Vinko Dvořák"]) == ""  # too few words copied
+    album = "It is the last album to feature guitarist Martin Henriksson, as he left the band in early 2016 for good."
+    assert pronoun_of_another(album, "Martin Henriksson left the band in early 2016 for good.", ["Construct"]) == ""
+    doc = [Document("Vinko Dvořák", DVORAK)]
+    items = answer_claims(R.ANSWER, claim[:-1] + " [1].", doc, "en", final=False)
+    out, trace = _resolve(Verifier(Lenient(), threshold=0.5, schedule="sequential", entity_guard=True), items)
+    assert [s.verdict for s in out] == [R.DROPPED_NLI] and any("say it of 'he'" in n for n in trace.notes)
 
 
 class Doubtful(WordChecker):
