@@ -223,13 +223,14 @@ class Verifier:
         if not self.entity_guard:
             return probs, ""
         out, why = [], ""
+        related, repeated = self_related(claim.text), names_itself(claim.text)  # of the claim alone: once
         for k, (cites, premise) in enumerate(self.premises(claim)):
             titles = [claim.titles[c - 1] for c in cites if 0 < c <= len(claim.titles)]
             missing = unsupported_names("\n".join((*titles, premise)), claim.text)
             swapped = "" if missing else (swapped_subject(premise, claim.text, titles)
                                           or pronoun_of_another(premise, claim.text, titles))
-            itself = "" if missing or swapped else self_related(claim.text) or (
-                "" if is_verbatim(premise, claim.text) else names_itself(claim.text))
+            itself = "" if missing or swapped else related or (
+                "" if not repeated or is_verbatim(premise, claim.text) else repeated)
             out.append(min(probs[k], self.threshold - 1e-4) if missing or swapped or itself else probs[k])
             if k == 0 and missing:
                 why = f"{', '.join(missing)} not in document(s) {list(cites)}"

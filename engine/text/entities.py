@@ -299,6 +299,11 @@ def names_itself(hypothesis: str) -> str:
     return ""
 
 
+def _big_words(text: str) -> list[tuple[int, str]]:
+    """(start, lower-cased word) of each word of ``text`` but the :data:`_SMALL` ones a rewrite adds or drops."""
+    return [(t.start(), w) for t in _TOKEN.finditer(text) if (w := t.group(0).lower()) not in _SMALL]
+
+
 def swapped_subject(premise: str, hypothesis: str, titles: Sequence[str] = ()) -> str:
     """The subject of the ``premise`` sentence whose predicate the ``hypothesis`` copies onto another
     subject ("Béla Gaál was the first sound film to be made in Hungary" from 'His 1930 film "Csak egy
@@ -321,11 +326,11 @@ def swapped_subject(premise: str, hypothesis: str, titles: Sequence[str] = ()) -
     if not m or not names(subject) or len(subject.split()) > 8 or re.fullmatch(r"The\s+\S+", subject):
         return ""  # "The Basilica": a description, not a name
     # the predicate's words but the small ones a rewrite adds or drops ("born on October 12" / "(born October 12")
-    predicate = [w.lower() for w in _TOKEN.findall(hypothesis[m.end():]) if w.lower() not in _SMALL]
+    predicate = [w for _, w in _big_words(hypothesis[m.end():])]
     key = predicate[:_PREDICATE_KEY]
     if len(_TOKEN.findall(hypothesis[m.end():])) < _PREDICATE_WORDS or len(key) < _PREDICATE_WORDS - 1:
         return ""
-    spans = [(t.start(), w) for t in _TOKEN.finditer(premise) if (w := t.group(0).lower()) not in _SMALL]
+    spans = _big_words(premise)
     toks = [w for _, w in spans]
     swapped = ""
     said = names(subject)
@@ -372,7 +377,8 @@ def swapped_subject(premise: str, hypothesis: str, titles: Sequence[str] = ()) -
     return swapped
 
 
-_HE_SHE = frozenset({"he", "she"})
+#: "he"/"she" as the word right before the end of a text (only marks between)
+_HE_SHE = re.compile(r"(?<!\w)(?:he|she)(?=\W*$)", re.I)
 
 
 def pronoun_of_another(premise: str, hypothesis: str, titles: Sequence[str] = ()) -> str:
@@ -389,22 +395,21 @@ def pronoun_of_another(premise: str, hypothesis: str, titles: Sequence[str] = ()
     title = bare_title(titles[0])
     if any(found(n, title) for n in said) or not names(title):
         return ""
-    predicate = [w.lower() for w in _TOKEN.findall(hypothesis[m.end():]) if w.lower() not in _SMALL]
-    key = predicate[:_PREDICATE_KEY]
+    key = [w for _, w in _big_words(hypothesis[m.end():])][:_PREDICATE_KEY]
     if len(key) < _PREDICATE_WORDS:
         return ""
-    toks = [(t.start(), t.group(0)) for t in _TOKEN.finditer(premise)]
-    big = [(i, w.lower()) for i, (_, w) in enumerate(toks) if w.lower() not in _SMALL]
-    words = [w for _, w in big]
+    spans = _big_words(premise)
+    words = [w for _, w in spans]
     for j in range(len(words) - len(key) + 1):
         if words[j:j + len(key)] != key:
             continue
-        at = big[j][0]  # the pronoun right before the copied words: their subject
-        if at < 1 or toks[at - 1][1].lower() not in _HE_SHE:
+        # the pronoun right before the copied words: their subject
+        pronoun = _HE_SHE.search(premise[:spans[j][0]])
+        if not pronoun:
             continue
         # the claim's subject named earlier in the pronoun's sentence may be whom it means ("It is the last album to
         # feature guitarist Martin Henriksson, as he left the band ...")
-        opening = re.split(_NOT_AN_END + r"[.!?]\s+", premise[:toks[at - 1][0]])[-1]
+        opening = re.split(_NOT_AN_END + r"[.!?]\s+", premise[:pronoun.start()])[-1]
         if not any(found(n, opening) for n in said):
-            return toks[at - 1][1]
+            return pronoun.group(0)
     return ""
