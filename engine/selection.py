@@ -355,7 +355,8 @@ def compose(sel: Selection, verified: Sequence[Statement], question: str, lang: 
     - the picks, without one that says nothing the earlier picks do not (a repeated fact: all its
       :func:`~vericite.engine.text.content.answer_words` in them), unless it says more of the question
       than the pick it repeats, which it then replaces (it ties the answer to the question);
-    - an answer the picks do not name: the verified sentence that names it and links to a pick
+    - an answer the picks do not name (for a question asking a time, the time in the reply: "1730" of "Lancaster,
+      England, 1730"): the verified sentence that names it and links to a pick
       goes first, else the :data:`NAMING` closest to the question that name it; when none does,
       the verified sentence that says most of what stage 1's ``opening`` sentence says beyond
       the question goes first (:func:`anchored`: stage 1 read every document at once, and its
@@ -529,6 +530,8 @@ def lead(picked: Picked, verified: Sequence[Statement], quotes: Sequence[Stateme
     its answer off). A year of the opening is no word of stage 1's answer when the answer step's ``answer`` gives
     another year: stage 1 unverified said "opened US assembly plants in 1973", the answer step
     "Nissan opened US assembly plants in 1981", and the document sentence naming the 1973 oil crisis must not lead.
+    Nor does a sentence off the question replace a first pick that says it (:func:`_off_question`): stage 1 is
+    unverified.
 
     Returns:
         ``picked`` unchanged when the opening says nothing beyond the question or shares fewer
@@ -581,6 +584,10 @@ def lead(picked: Picked, verified: Sequence[Statement], quotes: Sequence[Stateme
                     f"not the sentence closest to stage 1's opening {head.text!r}: {namer.text!r}")
             return Picked((namer, *[s for s in picked.sentences if s is not namer]), picked.notes + (note,),
                           picked.caveat)
+        if first is not None and _off_question(head, first, question, lang, as_shown, texts):
+            note = (f"answer: the first pick says the question and the sentence closest to stage 1's opening does "
+                    f"not, nor names anyone it names; the first pick stays first: {first.text!r}")
+            return Picked(picked.sentences, picked.notes + (note,), picked.caveat)
     title = titles[head.citations[0] - 1] if head.citations and 0 < head.citations[0] <= len(titles) else ""
     chain = [head]
     own = names_in(question)
@@ -862,7 +869,9 @@ def both_sides(picked: Picked, verified: Sequence[Statement], quotes: Sequence[S
     :func:`~vericite.engine.text.compare.about_thing`), then the one sharing most of the question's
     other words, then picked before verified before quoted, then the earliest; for a question asking what
     the two have in common, the best two saying what each is ("INXS was an Australian rock band") that share a
-    word it does not (:func:`~vericite.engine.text.compare.in_common`) when those are not the best of each.
+    word it does not (:func:`~vericite.engine.text.compare.in_common`) when those are not the best of each; for
+    another, the best two that answer it (:func:`_decides`: their nationalities, dates or words) when the best of each
+    do not.
     The answer is those two sentences, in the question's order; the conclusion (:func:`conclusion`) opens it.
 
     Returns:
@@ -890,15 +899,33 @@ def both_sides(picked: Picked, verified: Sequence[Statement], quotes: Sequence[S
             candidates.append([(key(s), s) for s in about])
     if not sides:
         return picked
-    if len(candidates) == 2 and common(question) and not in_common(question, [s.text for s in sides]):
-        # "both what kind of film?": the two sentences that say what they share, when two do
+    # "both what kind of film?": two sentences saying what they share (in_common reads only sentences saying what each
+    # is); "of the same nationality?": two whose nationalities give the answer ("Donald Jay Fagen is an American
+    # musician", not "best known as the co-founder of Steely Dan"); when the best of each do not and two do
+    shared = bool(common(question))
+
+    def answers(a: Statement, b: Statement) -> bool:
+        return bool(in_common(question, [a.text, b.text])) if shared else _decides(question, [a.text, b.text])
+
+    if len(candidates) == 2 and not answers(*sides):
         pairs = [(tuple(map(sum, zip(ka, kb))), a, b) for ka, a in candidates[0] for kb, b in candidates[1]
-                 if in_common(question, [a.text, b.text])]  # it reads only sentences saying what each is
+                 if answers(a, b)]
         if pairs:  # max keeps the earliest of equals
             _, a, b = max(pairs, key=lambda p: p[0])
             sides = [a, b]
     note = f"answer: one sentence about each of {pair}: {[s.text for s in sides]}"
     return Picked(tuple(sides), picked.notes + (note,), picked.caveat)
+
+
+def _decides(question: str, texts: Sequence[str]) -> bool:
+    """Whether ``texts`` (one sentence about each of two things) answer ``question``: a yes/no question by the
+    provinces, nationalities or places they give or by each saying what it asks
+    (:func:`~vericite.engine.text.compare.by_sides`, :func:`~vericite.engine.text.compare.both_say`), a comparison by
+    their dates or numbers or by one saying what it asks (:func:`~vericite.engine.text.compare.compared`,
+    :func:`~vericite.engine.text.compare.by_words`)."""
+    if yes_no_question(question):
+        return bool(by_sides(question, texts) or both_say(question, texts))
+    return bool(choices(question)) and bool(compared(question, texts) or by_words(question, texts))
 
 
 def anchored(verified: Sequence[Statement], question: str, opening: str, lang: str = "en") -> Statement | None:
@@ -942,7 +969,10 @@ def _compose(sel: Selection, verified: Sequence[Statement], question: str, lang:
         return Picked(tuple(shown[:MAX_PICKS]), tuple(notes), D.Caveat(ANSWER_UNKNOWN, why))
     if sel.yes_no:
         return Picked(tuple((picks or D.relevant(question, verified, CLOSEST, lang))[:MAX_PICKS]), tuple(notes))
-    naming = [s for s in picks if names(sel.answer, s.text, lang)]
+    # a time asked ("... was found which year?"): the reply's time names the answer ("1730" of "Lancaster, England,
+    # 1730"), not its place, which the picks about something else in Lancaster name too
+    wanted = (_short_part(sel.answer, True) or sel.answer) if _WHEN_QUESTION.search(question) else sel.answer
+    naming = [s for s in picks if names(wanted, s.text, lang)]
     texts = [v.text for v in verified]
 
     def titled(s: Statement) -> str:  # a document's sentence is about its subject though it does not name it ("At
@@ -959,16 +989,16 @@ def _compose(sel: Selection, verified: Sequence[Statement], question: str, lang:
     anchor = None
     verb = done_by_name(question)  # what a named one did, said of someone else, neither anchors nor shows
     if not naming:
-        others = [s for s in verified if names(sel.answer, s.text, lang) and about(titled(s), question, texts)]
+        others = [s for s in verified if names(wanted, s.text, lang) and about(titled(s), question, texts)]
         # one naming every word of the answer comes before those naming two thirds ("Qazi Touqeer was born in
         # Kolkata", a template fill, for the answer "Ruprekha Banerjee was born in Kolkata.")
-        whole = [s for s in others if names(sel.answer, s.text, lang, whole=True)]
+        whole = [s for s in others if names(wanted, s.text, lang, whole=True)]
         others = whole or others
         if others:  # those that link to a pick (the bridge's other half), else the two closest to the question
             tied = [s for s in others if any(links(p.text, s.text, question) for p in picks)]
             naming = D.relevant(question, tied or others, 1 if tied else NAMING, lang)
             picks = naming + picks
-            notes.append(f"answer: no picked sentence names {sel.answer!r}; put first: {[s.text for s in naming]}")
+            notes.append(f"answer: no picked sentence names {wanted!r}; put first: {[s.text for s in naming]}")
         elif (anchor := anchored([s for s in verified if not _of_someone_else(s, question, verb, texts)], question,
                                  opening, lang)) is not None:
             naming = [anchor]
@@ -1010,6 +1040,31 @@ def _titled(s: Statement, named: str, titles: Sequence[str], question: str, lang
         return False
     more = answer_words(s.text, "", lang) & answer_words(question, "", lang) - answer_words(named, "", lang)
     return len(more) >= 2 and _a_name(bare_title(title)) and _title_in(title, named) and not _title_in(title, question)
+
+
+#: a first pick saying this many times as much of the question as stage 1's sentence (and at least ASKED_WORDS of it)
+#: stays first when the two share no name
+ASKED_RATIO, ASKED_WORDS = 3, 4
+
+
+def _off_question(head: Statement, first: Statement, question: str, lang: str,
+                  as_shown: Callable[[Statement], str], texts: Sequence[str] = ()) -> bool:
+    """Whether the sentence closest to stage 1's opening (``head``) is off the question that the ``first`` pick says:
+    the first is its document's own words (in the cited one of ``texts``, the documents in order; not the model's
+    restatement of the question) and names a name of the question; it says at least :data:`ASKED_RATIO` times as many
+    of the question's content stems (and at least :data:`ASKED_WORDS`); the head states no relation the question asks
+    (:func:`~vericite.engine.text.relations.asked`: "population"), and the two share no name (:func:`links`; a second
+    hop names the first's new one). Stage 1's answer is unverified: "Criss Angel ... is an American magician" (its
+    "Angel" the question's "The Angel Levine") must not replace "The Angel Levine is a 1970 American film ... about an
+    impoverished New York City tailor (played by Zero Mostel)"."""
+    shown, other = as_shown(first), as_shown(head)
+    own = " ".join(shown.split()).rstrip(".")
+    if not own or not any(0 < c <= len(texts) and own in " ".join(texts[c - 1].split()) for c in first.citations):
+        return False
+    if not any(found(n, shown) for n in names_in(question)) or states(other, asked(question, lang), lang):
+        return False
+    said, off = _asked(shown, question, lang), _asked(other, question, lang)
+    return said >= max(ASKED_WORDS, ASKED_RATIO * off) and not links(other, shown, question)
 
 
 def _asked(sentence: str, question: str, lang: str) -> int:

@@ -593,6 +593,8 @@ def number(question: str, sentence: str) -> float | None:
         return frequency(sentence)
     if _LONGER_Q.search(question) and (years := _years(sentence)) is not None:
         return years
+    if _POPULATION_Q.search(question):  # "Which has a higher population": a population, not a height
+        return population(sentence)
     if _HEIGHT_Q.search(question):
         m = _HEIGHT.search(sentence)
         if not m:
@@ -601,8 +603,6 @@ def number(question: str, sentence: str) -> float | None:
         return n * 0.3048 if m.group("u") in ("ft", "feet") else n
     if _DIVERSE_Q.search(question):
         return roles(sentence)
-    if _POPULATION_Q.search(question):
-        return population(sentence)
     if _SIZE_Q.search(question) and (a := _AREA.search(sentence)):  # "34,000 hectares", "15 sq mi"
         unit = re.sub(r"\s+", " ", a.group("u").lower().replace(".", ""))
         return (_count(a.group("n")) or 0.0) * _PER_KM2.get(unit, 1.0)
@@ -814,7 +814,7 @@ def about_thing(name: str, sentence: str) -> bool:
     return _names([name], sentence[:m.start()] if m else " ".join(sentence.split()[:5]))
 
 
-_SAME_Q = re.compile(r"\b(?:the|that)\s+same\s+(?P<noun>[a-z]{4,})\b", re.I)
+_SAME_Q = re.compile(r"\b(?:the|that)\s+same\s+(?:U\.?S\.?\s+)?(?P<noun>[a-z]{4,})\b", re.I)
 
 
 def same(question: str, sentences: Sequence[str]) -> str:
@@ -822,7 +822,8 @@ def same(question: str, sentences: Sequence[str]) -> str:
     Dazhou located in the same province?", "Were Scott Derrickson and Ed Wood of the same nationality?")
     when, for each, a sentence of ``sentences`` naming it alone (:func:`alone`) gives that thing: the name
     before or after the question's noun ("the Jiangsu province", "province of Sichuan"); for a nationality,
-    a country or a language the first nationality word ("American", "French"); for a director the name after
+    a country or a language the first nationality word ("American", "French"); for "the same (US) state" the US
+    state the sentence places it in ("from Phoenix, Arizona"); for a director the name after
     "directed by"; for "the same number of acts" the count (:func:`number`: "an opera in three acts"). ""
     when the question asks no such thing or a side gives none. A sentence-pair checker cannot compare two
     documents' provinces."""
@@ -839,6 +840,9 @@ def same(question: str, sentences: Sequence[str]) -> str:
         if noun in ("nationality", "country", "language"):
             said = next((w.lower() for w in re.findall(r"[A-Z][a-z]+", sentence) if w.lower() in DEMONYMS), None)
             return said or (_placed_country(sentence) if noun == "country" else None)
+        if noun == "state":  # "the same US state": "a band from Phoenix, Arizona"
+            return next((st for st in sorted(_US_STATES) if re.search(rf"(?:,\s*|\b(?:in|from)\s+){st}\b", sentence)),
+                        None)
         if noun == "director":  # "a 2005 documentary directed by Maryam Zaree"
             hit = re.search(rf"\bdirected\s+by\s+({NAME_RUN.pattern})", sentence)
             return hit.group(1).lower() if hit else None

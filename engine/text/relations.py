@@ -61,6 +61,8 @@ RELATIONS: dict[str, str] = {
 #: the Green performer", "the wife of Here Comes the Boom's screenwriter": the performer's, the screenwriter's)
 _OF_NAMED = re.compile(r"\b([a-z]+) of (?:the )?[A-Z](?![\w'’.&-]*(?:\s+(?:[A-Z0-9][\w'’.&-]*|of|the|and|a))*(?:'s|’s)?"
                        r"\s+[a-z]{2,}(?:er|or|ist|ian|ant|man|woman|star|member)s?\b)")
+#: "Henrietta Ponsonby's father": the relation of a name the question gives, a hop when it asks another of that one
+_POSSESSED = re.compile(r"[A-Z][\w.-]*(?:'s|’s)\s+([a-z]+)\b")
 #: "What is the enrollment at the school that ...", "What was the nickname of the ...": the noun the question asks
 #: for, right after its wh-word, copula and "the", followed by what it is asked of
 _WHAT_IS_THE, _ASKED_OF = r"^\W*(?:what|which)\s+(?:is|was|are|were)\s+the\s+", r"\s+(?:of|at|in|for|from)\s"
@@ -75,6 +77,12 @@ _WH_NOUN = re.compile(r"^\W*(?:what|which)\s+(?:(?:[A-Za-z]+\s+)?((?-i:[a-z]{4,}
 _END_NOUN = re.compile(r"\b(?:what|which)\s+((?-i:[a-z]{3,}))\s*\?\s*$", re.I)
 #: "How many variants are there of the aircraft that ...?": the noun counted
 _HOW_MANY = re.compile(r"^\W*[Hh]ow\s+many\s+([a-z]{4,})\b")  # lower case: "How many UEFA ..." counts no noun
+#: "What is the name of the film adaptation starring ...": the name is what is asked, the described one's relation
+#: ("starring") what a sentence states it with
+_NAME_OF = re.compile(r"^(\W*(?:what|which)\s+(?:is|was|are|were)\s+)the\s+(?:name|title)\s+of\s+(?=the\s)", re.I)
+#: a film's cast asked as a verb ("starring", "starred", "stars Jeff Bridges", "star in"), not a noun ("a five star
+#: hotel", "the NBA All-Star Game"): the relation asked when the question names no other
+_STARRING = re.compile(r"(?<![\w-])(?:starr(?:ed|ing)|stars(?=\s+(?:[A-Z]|an?\s|the\s|with\s))|star(?=\s+in\s))\b")
 #: words before a wh-word that name no relation ("... is a member of what ...", "... there are how many ...")
 _NOT_RELATIONS = frozenset({"member", "part", "there", "were", "have", "that", "this", "from", "into", "with", "also"})
 #: kinds of time: "What year did ... die?" asks the relation the question names, in a year
@@ -116,9 +124,14 @@ def asked(question: str, lang: str = "en") -> frozenset[str]:
     day?" -> "premiered"; "... a book that sold how many copies?" -> "sold", "copies"; not "Kevin Watson manages which
     team?"). The
     relation of a place the question describes ("... in the city where X's employer is headquartered", "... the
-    county in which X was born") is a hop, not asked. Empty: it asks none of these, or ``lang`` is not English."""
+    county in which X was born") is a hop, not asked, and so is the relation of a name the question gives in the
+    possessive ("When did Henrietta Ponsonby's father die?": the death), unless nothing else is. "What is the name of
+    the castle ..." asks what the castle's words ask ("castle"), not "name"; with nothing else asked, a film's cast
+    asked as a verb ("... the film adaptation starring X's daughter") is stated with "star". Empty: it asks none of
+    these, or ``lang`` is not English."""
     if lang != "en":
         return frozenset()
+    question = _NAME_OF.sub(r"\1", question)  # "What is the name of the film ...": the film's relation is asked
     kind = _WH_NOUN.match(question)
     noun = (kind.group(1) or kind.group(2)) if kind else ""
     if noun and noun.lower() not in _WHEN:  # "Which county does Lloyd Dane's birthplace belong to?": the
@@ -130,7 +143,10 @@ def asked(question: str, lang: str = "en") -> frozenset[str]:
     main = _WHERE_CLAUSE.sub("", question)
     # "president of India": a relation of something the question names, not of the one it describes
     of_named = {w for m in _OF_NAMED.finditer(main) for w in stems(m.group(1))}
-    found = frozenset(w for k in (stems(main) - of_named) & table.keys() for w in table[k])
+    # "When did Henrietta Ponsonby's father die?": the death is asked, the father a hop (asked when nothing else is)
+    possessed = {w for m in _POSSESSED.finditer(main) for w in stems(m.group(1))}
+    found = (frozenset(w for k in (stems(main) - of_named - possessed) & table.keys() for w in table[k])
+             or frozenset(w for k in (stems(main) - of_named) & table.keys() for w in table[k]))
     if found:
         return found
     end = _END_NOUN.search(question)
@@ -149,7 +165,10 @@ def asked(question: str, lang: str = "en") -> frozenset[str]:
     if head and not _OF_NAMED.match(question, head.start(2)) and not (head.group(1) and head.group(2).lower() in _WHEN):
         return stems(head.group(2))
     counted = _HOW_MANY.match(question)  # "How many variants ...": a document counts them with that word
-    return stems(counted.group(1)) if counted and counted.group(1).lower() not in ("times", "more") else frozenset()
+    if counted and counted.group(1).lower() not in ("times", "more"):
+        return stems(counted.group(1))
+    # "... the horror film adaptation starring Melanie Griffith's daughter": the film that stars the one described
+    return stems("starring starred stars star") if _STARRING.search(main) else frozenset()
 
 
 def asked_phrase(question: str, lang: str = "en") -> frozenset[str]:

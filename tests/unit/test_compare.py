@@ -668,3 +668,19 @@ def test_the_same_country_read_off_where_a_sentence_places_each():
     # a nationality question is not answered by a place
     nat = "Were Tiger Please and Black Rebel Motorcycle Club of the same nationality?"
     assert same(nat, [wales, "Black Rebel Motorcycle Club is an American rock band."]) == ""
+
+
+def test_a_higher_population_is_a_population_and_the_same_us_state_is_read_off_the_places():
+    # "higher" asks a height elsewhere; beside "population" it asks the population
+    q = "Which has a higher population, Qinzhou or Jingjiang?"
+    qinzhou = "Qinzhou has an urban population of 433,000."
+    jingjiang = "Jingjiang is a county-level city with an urban population of 684,360 at the 2010 census."
+    assert compared(q, [qinzhou, jingjiang]) == "Jingjiang"
+    assert compared(q.replace("higher", "lower"), [qinzhou, jingjiang]) == "Qinzhou"
+    assert compared("Which mountain is higher, Nanda Devi or Broad Peak?",
+                    ["Broad Peak is at 8051 m.", "Nanda Devi is 7,816 m high."]) == "Broad Peak"
+    q = "Are both bands, Digital Summer and Underoath, from the same US state ?"
+    phoenix = "Digital Summer is an American hard rock band from Phoenix, Arizona, formed in 2006."
+    assert same(q, [phoenix, "Underoath is an American post-hardcore band from Tampa, Florida."]) == "No"
+    assert same(q, [phoenix, "Underoath is a band from Mesa, Arizona."]) == "Yes"
+    assert same(q, [phoenix, "Underoath is an American post-hardcore band."]) == ""  # no state said: no answer

@@ -7,6 +7,7 @@ from vericite.engine.claims import without_unstated_relations
 from vericite.engine.pipeline import Settings, VeriCite
 from vericite.engine.prompts import PromptSet
 from vericite.engine.records import Document
+from vericite.engine.text.content import stems
 from vericite.engine.text.relations import asked, states, unstated
 from vericite.engine.verifier import answer_claims, fact_claims
 
@@ -122,3 +123,23 @@ def test_a_relation_of_one_described_by_a_name_is_asked_and_a_partner_is_a_spous
     assert "director" not in asked("Who is the spouse of the director of Jump for Glory?")  # "for" is no role
     assert states("Miquette Giraudy is a keyboard player, best known for her work with her partner Steve Hillage.",
                   asked("Who is the spouse of the Green performer?"))
+
+
+def test_a_name_asked_is_asked_of_what_it_names_and_starring_is_a_relation_of_last_resort():
+    q = "What is the name of the upcoming horror film adaptation starring Melanie Griffith's daughter?"
+    assert asked(q) == stems("starring")  # not "name", which "was named Miss Golden Globe" states
+    assert states('Suspiria is an adaptation of the 1977 film, and stars Dakota Johnson and Mia Goth.', asked(q), "en")
+    assert not states("Dakota Johnson was named Miss Golden Globe in 2006.", asked(q), "en")
+    assert asked("What is the name of the castle in the city where the performer of Fall was born?") == stems("castle")
+    # another relation the question names is asked, the film's cast a hop; "star" as a noun asks nothing
+    assert "star" not in asked("Who directed the 1941 film starring an actor who was also a stuntman?")
+    assert asked("Which five star hotel is in Bucharest?") == frozenset()
+
+
+def test_the_relation_of_a_name_the_question_gives_is_a_hop_when_it_asks_another():
+    assert asked("When did Henrietta Ponsonby's father die?") == stems("died death")  # not "father": the first hop
+    assert "father" in asked("Who is Henrietta Ponsonby's father?")  # nothing else asked: the father is
+    assert states("John Spencer, 1st Earl Spencer (19 December 1734 – 31 October 1783) was a British peer.",
+                  asked("When did Henrietta Ponsonby's father die?"), "en")
+    assert not states("Her father, John Spencer, 1st Earl Spencer, was a great-grandson of the 1st Duke of Marlborough.",
+                      asked("When did Henrietta Ponsonby's father die?"), "en")

@@ -1474,3 +1474,57 @@ def test_a_later_pick_of_the_document_the_question_names_is_no_first_hop():
     titles = ["Chandgi Ram", "1955 Pan American Games", "x", "y", "1970 Asian Games"]
     picked = SEL.Picked((games, tie), ())
     assert SEL.next_hop(picked, [games, tie], [pan], q, titles=titles).sentences == (games, tie)
+
+
+def test_a_time_asked_is_named_by_the_time_in_the_reply_not_its_place():
+    q = "a cabinet-making firm was found which year, from Lancaster?"
+    museum = fact("The Lancaster City Museum was founded in 1923.", (3,))
+    firm = fact("Gillows of Lancaster and London was an English furniture making firm based in Lancaster.", (5,))
+    martyrs = fact("The Lancaster Martyrs were executed at Lancaster in England.", (2,))
+    founded = fact("Gillows of Lancaster and London was founded in Lancaster in about 1730 by Robert Gillow.", (5,))
+    verified = [museum, martyrs, firm, founded]
+    picked = SEL.compose(SEL.Selection("Lancaster, England, 1730", (0, 1)), verified, q)
+    assert picked.sentences[0] is founded  # the reply's year, in a sentence the model did not pick, leads
+    assert martyrs not in picked.sentences  # "Lancaster" and "England" named it; it says no year of the firm
+    # a question asking no time: the reply's first part is what a sentence must name, as before
+    where = SEL.compose(SEL.Selection("Lancaster, England, 1730", (0, 1)), verified,
+                        "Where were the Lancaster Martyrs executed?")
+    assert where.sentences[0] is martyrs
+
+
+def test_a_same_nationality_question_shows_the_two_sentences_that_give_the_nationalities():
+    q = "Are Donald Fagen and Lauren Laverne of the same nationality?"
+    known = fact("Donald Fagen is best known as the co-founder and lead singer of the band Steely Dan.", (3,))
+    laverne = fact("Lauren Laverne is an English radio DJ, model and television presenter.", (1,))
+    american = fact("Donald Fagen is an American musician and songwriter.", (3,))
+    picked = SEL.Picked((known, laverne), ())
+    shown = SEL.both_sides(picked, [known, laverne, american], [], q)
+    assert shown.sentences == (american, laverne)  # "American" and "English" answer it; "best known" does not
+    assert SEL.conclusion(SEL.Selection("Yes", (0, 1)), q, shown=[s.text for s in shown.sentences]) == "No"
+    # no pair gives both nationalities: the best sentence about each, as before
+    assert SEL.both_sides(picked, [known, laverne], [], q).sentences == (known, laverne)
+
+
+def test_stage_1_s_answer_does_not_replace_a_first_pick_saying_the_question_with_a_sentence_off_it():
+    q = "Which American actors and comedian played a New York City tailor in The Angel Levine?"
+    film = fact("The Angel Levine is a 1970 American film about an impoverished New York City tailor (played by "
+                "Zero Mostel).", (1,))
+    belafonte = fact("The tailor's faith is challenged by Alexander Levine (Harry Belafonte).", (1,))
+    criss = fact("Christopher Nicholas Sarantakos, known by the stage name Criss Angel, is an American magician.", (4,))
+    opening = "Christopher Nicholas Sarantakos (Criss Angel) played a New York City tailor in The Angel Levine."
+    texts = [f"{film.text} {belafonte.text}", "", "", criss.text]
+    picked = SEL.compose(SEL.Selection(opening, (0, 1)), [film, belafonte], q, opening=opening, quotes=[criss],
+                         texts=texts)
+    assert picked.sentences[0] is film
+    assert criss not in picked.sentences
+    # the model's restatement of the question as a first pick is no document's word: stage 1's sentence leads
+    fill = fact("Zero Mostel's co-star played a New York City tailor in The Angel Levine as an American actor.", (1,))
+    picked = SEL.compose(SEL.Selection(opening, (0, 1)), [fill, belafonte], q, opening=opening, quotes=[criss],
+                         texts=texts)
+    assert picked.sentences[0] is criss
+    # a second hop the first pick names leads as before ("Orion Pictures" of the first pick)
+    q2 = "Who founded the company that distributed the film UHF?"
+    uhf = fact("UHF is a 1989 American film distributed by Orion Pictures.", (1,))
+    orion = fact("Orion Pictures was founded by Arthur Krim in 1978.", (2,))
+    picked = SEL.compose(SEL.Selection("Arthur Krim", (0,)), [uhf, orion], q2, opening="Arthur Krim founded Orion.")
+    assert picked.sentences[0] is orion
