@@ -17,6 +17,7 @@ from typing import TypeVar
 from .content import WORDS_EN, answer_words, stems
 from .entities import COPULA, DEMONYMS, NAME_RUN, found
 from .relations import LIFESPAN, MONTH
+from .splitter import split_sentences
 
 T = TypeVar("T")
 
@@ -994,17 +995,32 @@ def restates_comparison(claim: str, question: str, premise: str) -> bool:
     cited documents) that does not name both things: it has the question's comparing word ("first",
     "older", "more") and, when the question has any, a word of the event compared ("occurred"), and names
     one of the two. One document about one of them cannot say which of two comes first; a sentence-pair
-    checker passes such a claim from a document that dates only one ("was the first major battle")."""
+    checker passes such a claim from a document that dates only one ("was the first major battle"). Documents naming
+    both say it only in a sentence naming the one claimed with a comparing word ("came before", "more"): "Debi Thomas
+    has won the most Olympic medals" from a page on her rivalry with Katarina Witt and Witt's own page ("one of the
+    most successful figure skaters") is no comparison they make."""
     pair = choices(question)
-    if len(pair) != 2 or named(pair[0], premise) and named(pair[1], premise):
+    if len(pair) != 2:
         return False
     comparing = {w.lower() for p in (_EARLIER, _LATER, _MORE, _FEWER, _OFTEN_Q) for w in p.findall(question)}
-    if not comparing or not any(re.search(rf"\b{re.escape(w)}\b", claim, re.I) for w in comparing):
+
+    def compares(text: str) -> bool:
+        return any(re.search(rf"\b{re.escape(w)}\b", text, re.I) for w in comparing)
+
+    if not comparing or not compares(claim):
         return False
     event = answer_words(question, " ".join(pair)) - stems(" ".join(comparing)) - _COMPARING
     if event and not event & stems(claim):
         return False
-    return any(named(n, claim) for n in pair)
+    said = [n for n in pair if named(n, claim)]
+    if not said:
+        return False
+    if not (named(pair[0], premise) and named(pair[1], premise)):
+        return True
+    # a premise naming both says it in a sentence naming the one claimed with a comparing word ("came before"; not
+    # "Debi Thomas has won the most Olympic medals" from documents naming both rivals and another's "one of the most")
+    return not any(any(p.search(s) for p in (_EARLIER, _LATER, _MORE, _FEWER, _OFTEN_Q)) and any(named(n, s) for n in said)
+                   for s in split_sentences(premise))
 
 
 def measures(question: str, name: str, other: str, sentence: str) -> bool:

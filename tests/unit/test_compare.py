@@ -684,3 +684,15 @@ def test_a_higher_population_is_a_population_and_the_same_us_state_is_read_off_t
     assert same(q, [phoenix, "Underoath is an American post-hardcore band from Tampa, Florida."]) == "No"
     assert same(q, [phoenix, "Underoath is a band from Mesa, Arizona."]) == "Yes"
     assert same(q, [phoenix, "Underoath is an American post-hardcore band."]) == ""  # no state said: no answer
+
+
+def test_documents_naming_both_make_the_comparison_only_in_a_sentence_naming_the_one_claimed():
+    from vericite.engine.text.compare import restates_comparison
+
+    q = "Who has won the most Olympic medals for figure skating, Debi Thomas or Katarina Witt?"
+    docs = ("Witt won two Olympic gold medals for East Germany. Her competitive record makes her one of the most "
+            "successful figure skaters of all time. The Battle of the Carmens is a rivalry between East German "
+            "Katarina Witt and American Debi Thomas.")
+    assert restates_comparison("Debi Thomas has won the most Olympic medals for figure skating.", q, docs)
+    assert not restates_comparison("Katarina Witt has won the most Olympic medals for figure skating.", q,
+                                   docs + " Katarina Witt won the most Olympic medals of any figure skater.")
