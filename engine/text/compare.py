@@ -989,6 +989,10 @@ def by_sides(question: str, sentences: Sequence[str]) -> str:
             or one_lacks(question, sentences))
 
 
+#: the words that compare two things by time, amount or frequency
+_COMPARISONS = (_EARLIER, _LATER, _MORE, _FEWER, _OFTEN_Q)
+
+
 def restates_comparison(claim: str, question: str, premise: str) -> bool:
     """Whether ``claim`` states the comparison ``question`` asks ("The Second Battle of Guam occurred first"
     for "Which battle occurred first, the Battle of Manila or the Battle of Guam?") from a ``premise`` (its
@@ -1002,12 +1006,8 @@ def restates_comparison(claim: str, question: str, premise: str) -> bool:
     pair = choices(question)
     if len(pair) != 2:
         return False
-    comparing = {w.lower() for p in (_EARLIER, _LATER, _MORE, _FEWER, _OFTEN_Q) for w in p.findall(question)}
-
-    def compares(text: str) -> bool:
-        return any(re.search(rf"\b{re.escape(w)}\b", text, re.I) for w in comparing)
-
-    if not comparing or not compares(claim):
+    comparing = {w.lower() for p in _COMPARISONS for w in p.findall(question)}
+    if not comparing or not any(re.search(rf"\b{re.escape(w)}\b", claim, re.I) for w in comparing):
         return False
     event = answer_words(question, " ".join(pair)) - stems(" ".join(comparing)) - _COMPARING
     if event and not event & stems(claim):
@@ -1019,7 +1019,7 @@ def restates_comparison(claim: str, question: str, premise: str) -> bool:
         return True
     # a premise naming both says it in a sentence naming the one claimed with a comparing word ("came before"; not
     # "Debi Thomas has won the most Olympic medals" from documents naming both rivals and another's "one of the most")
-    return not any(any(p.search(s) for p in (_EARLIER, _LATER, _MORE, _FEWER, _OFTEN_Q)) and any(named(n, s) for n in said)
+    return not any(any(p.search(s) for p in _COMPARISONS) and any(named(n, s) for n in said)
                    for s in split_sentences(premise))
 
 

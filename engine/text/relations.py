@@ -145,8 +145,12 @@ def asked(question: str, lang: str = "en") -> frozenset[str]:
     of_named = {w for m in _OF_NAMED.finditer(main) for w in stems(m.group(1))}
     # "When did Henrietta Ponsonby's father die?": the death is asked, the father a hop (asked when nothing else is)
     possessed = {w for m in _POSSESSED.finditer(main) for w in stems(m.group(1))}
-    found = (frozenset(w for k in (stems(main) - of_named - possessed) & table.keys() for w in table[k])
-             or frozenset(w for k in (stems(main) - of_named) & table.keys() for w in table[k]))
+    said = stems(main) - of_named
+
+    def relations(words: frozenset[str]) -> frozenset[str]:
+        return frozenset(w for k in words & table.keys() for w in table[k])
+
+    found = relations(said - possessed) or relations(said)
     if found:
         return found
     end = _END_NOUN.search(question)
