@@ -842,8 +842,7 @@ def same(question: str, sentences: Sequence[str]) -> str:
             said = next((w.lower() for w in re.findall(r"[A-Z][a-z]+", sentence) if w.lower() in DEMONYMS), None)
             return said or (_placed_country(sentence) if noun == "country" else None)
         if noun == "state":  # "the same US state": "a band from Phoenix, Arizona"
-            return next((st for st in sorted(_US_STATES) if re.search(rf"(?:,\s*|\b(?:in|from)\s+){st}\b", sentence)),
-                        None)
+            return next(iter(_states_placed(sentence)), None)
         if noun == "director":  # "a 2005 documentary directed by Maryam Zaree"
             hit = re.search(rf"\bdirected\s+by\s+({NAME_RUN.pattern})", sentence)
             return hit.group(1).lower() if hit else None
@@ -887,11 +886,17 @@ _US_WORDS = re.compile(r"\b(?:American|America|United States|U\.S\.|USA)\b")
 _ELSEWHERE = DEMONYMS - {"american", "christian", "catholic", "muslim", "jewish", "roman", "byzantine"}
 
 
+def _states_placed(sentence: str) -> list[str]:
+    """The US states ``sentence`` places its subject in, as a place is written ("from Phoenix, Arizona", "in Texas"),
+    in alphabetical order."""
+    return [st for st in sorted(_US_STATES) if re.search(rf"(?:,\s*|\b(?:in|from)\s+){st}\b", sentence)]
+
+
 def _placed_country(sentence: str) -> str | None:
     """The nationality word of the country or US state a sentence places its subject in, as a place is written ("from
     Cardiff, Wales" -> "welsh"; "in Austin, Texas" -> "american"); None when it places it in none or in two."""
     placed = {_NATIONALITY[c] for c in _NATIONALITY if re.search(rf"(?:,\s*|\b(?:in|from)\s+(?:the\s+)?){c}\b", sentence)}
-    if any(re.search(rf"(?:,\s*|\b(?:in|from)\s+){st}\b", sentence) for st in _US_STATES) or re.search(
+    if _states_placed(sentence) or re.search(
             r"\b(?:in|from)\s+the\s+(?:United\s+States|U\.S\.)", sentence):
         placed.add("american")
     return placed.pop() if len(placed) == 1 else None
