@@ -26,7 +26,7 @@ from .text.citations import strip_citations
 from .text.compare import restates_comparison
 from .text.content import content_free, invented
 from .text.entities import names as names_in
-from .text.relations import unstated
+from .text.relations import swapped_act, unstated
 from .verifier import Claim
 
 
@@ -235,13 +235,20 @@ def without_unstated_relations(items: Sequence[Statement | Claim], question: str
                                notes: list[str] | None = None) -> list[Statement | Claim]:
     """``items`` with every claim that states a relation the question names which its cited documents state in
     no word of their own (:func:`~vericite.engine.text.relations.unstated`: "John Arledge directed the 1940 film The
-    Grapes of Wrath" from a document saying he played in it) given the verdict ``dropped:unstated_relation`` before
+    Grapes of Wrath" from a document saying he played in it), or give the name it is "by" only another act
+    (:func:`~vericite.engine.text.relations.swapped_act`: "... was produced by Joachim Trier" from "... film directed
+    by Joachim Trier"), given the verdict ``dropped:unstated_relation`` before
     it is checked: the checker, reading a document that names both things, passes such a relation. ``notes`` gets
     one line per claim dropped. Other items (already given a verdict) pass through; English only."""
     def why(x: Claim) -> str:
-        word = unstated(x.text, question, " ".join(x.premises or (x.premise,)), lang)
-        return (f"unstated relation: {x.raw!r} states the question's {word!r}, which document(s) {list(x.citations)} "
-                "never state") if word else ""
+        premise = " ".join(x.premises or (x.premise,))
+        word = unstated(x.text, question, premise, lang)
+        if word:
+            return (f"unstated relation: {x.raw!r} states the question's {word!r}, which document(s) "
+                    f"{list(x.citations)} never state")
+        act = swapped_act(x.text, question, premise, lang)
+        return (f"unstated relation: {x.raw!r} says {act!r} by a name document(s) {list(x.citations)} give only "
+                "another act") if act else ""
 
     return _dropped_before_check(items, why, R.DROPPED_RELATION, notes)
 

@@ -18,6 +18,7 @@ warnings added:
 4. :func:`put_back_statements` / :func:`put_back_facts`  verified sentences the merge lost, put back, checked
    (not after the answer step, :mod:`~vericite.engine.selection`: its picks are the answer);
    :func:`said_once`     a sentence whose words an earlier one says, left out;
+   :func:`yes_no_opens`  an opening "Yes [1, 2]." shown as "Yes:" before the sentences that carry it;
 5. :func:`lenient_marks` citations that support their sentence only partly marked ``[3*]``;
 6. :func:`marks_before_stop` "... the Police. [4]" shown as "... the Police [4].";
 7. :func:`quotes`        per cited document, the span that carries each final sentence.
@@ -46,6 +47,7 @@ from .text.clauses import asks_number, leading_clauses
 from .text.compare import alone, both, both_say, by_sides, choices, common, compared, in_common, named
 from .text.content import FUNCTION_WORDS, adds, answer_words, carried, stems, yes_no_question
 from .text.entities import DEMONYMS, FULL_NAME, SUBJECT_NOUN, SUBJECT_PRONOUNS, bare_title, found, names
+from .text.relations import swapped_act
 from .text.relevance import bm25_scores
 from .text.splitter import split_sentences, stated
 
@@ -315,14 +317,19 @@ def asked_in_full(d: Draft, f: Facts) -> Draft:
     """The buried answer the draft opens with (:attr:`Draft.buried`), checked as the claim the question makes of it,
     fails when that claim leaves out the answer or a content word of the question: it then answers another
     question, a hop on the way ("Ahmad Jamal was the performer of Count 'Em 88" for "Where was the performer of Count
-    'Em 88 born?"), though its documents carry it."""
+    'Em 88 born?"), though its documents carry it; and when its cited documents give the name it says did the
+    question's act only another (:func:`~vericite.engine.text.relations.swapped_act`: "Joachim Trier produced the 2015
+    film starring ..." where they say "... drama film directed by Joachim Trier")."""
     first = next(iter(d.sentences), None)
     if not (d.buried and first and first.rewritten and first.verdict == R.SUPPORTED):
         return d
     left = stems(f.question, f.lang) - stems(first.text, f.lang) - FUNCTION_WORDS
-    if found(d.buried, first.text) and not left:
+    cited = " ".join(f.documents[c - 1].text for c in first.citations if 0 < c <= len(f.documents))
+    act = swapped_act(first.text, f.question, cited, f.lang)  # "Joachim Trier produced ..." of "directed by ..."
+    if found(d.buried, first.text) and not left and not act:
         return d
-    why = f"leaves out {sorted(left)} of the question" if left else f"leaves out {d.buried!r}"
+    why = (f"leaves out {sorted(left)} of the question" if left else f"leaves out {d.buried!r}" if not act
+           else f"says {act!r} of a name its documents give only another act")
     return d.note(f"asked in full: the opening {first.raw!r} fails ({why})").revise(
         {id(first): replace(first, verdict=R.UNSUPPORTED)})
 
@@ -754,6 +761,28 @@ def said_once(d: Draft, f: Facts) -> Draft:
     return d.keep([s for s in d.sentences if id(s) not in gone])
 
 
+#: a short yes/no answer as the answer shows it when the sentences after it carry it: the word and a colon
+_YES_NO_SHOWN = {"yes": "Yes:", "no": "No:", "да": "Да:", "нет": "Нет:"}
+
+
+def yes_no_opens(d: Draft, f: Facts) -> Draft:
+    """A passing bare "Yes" or "No" that opens the answer ("Yes [1, 2]." checked as "Lycoris and Ammi are both
+    native to southern Asia") is shown as the opening word of the passing sentence after it: "Yes: Lycoris is
+    native to ... [1]. Ammi is native to ... [2]." The sentences that follow say what carries it, each with its own
+    citation; careful readers judged a bare "Yes [1, 2]." only partly said by its documents (a word, not a
+    statement). The record keeps the short answer as checked, with its citations and quotes; only its ``raw``
+    (what the answer shows) becomes the word and a colon. Unchanged when the answer does not open with one or no
+    passing sentence follows it."""
+    final = d.sentences
+    if len(final) < 2 or final[0].verdict != R.SUPPORTED or final[1].verdict != R.SUPPORTED:
+        return d
+    shown = _YES_NO_SHOWN.get(_bare(final[0]).casefold())
+    if not shown:
+        return d
+    d = d.note(f"yes/no opens: {final[0].raw!r} shown as {shown!r} before the sentences that carry it")
+    return replace(d, blocks=tuple(b.revise({id(final[0]): replace(final[0], raw=shown)}) for b in d.blocks))
+
+
 def lenient_marks(d: Draft, f: Facts) -> Draft:
     """Lenient strictness: each citation that supports its final sentence only partly (grade 3,
     each cited document scored alone when there are several) is marked with an asterisk,
@@ -882,7 +911,7 @@ def windows(text: str, lang: str = "en", size: int = 3) -> list[tuple[int, int]]
 #: stage 3's rules, in the order they run
 RULES: tuple[Rule, ...] = (final_check, as_written, read_back, add_nothing, asked_in_full, compared_by_measure, both_said,
                            same_said, common_said, document_words, strict, one_answer, trimmed, put_back_statements,
-                           put_back_facts, said_once, lenient_marks, marks_before_stop, uncovered, quotes)
+                           put_back_facts, said_once, yes_no_opens, lenient_marks, marks_before_stop, uncovered, quotes)
 
 
 def apply(d: Draft, f: Facts, rules: Sequence[Rule] = RULES) -> Draft:

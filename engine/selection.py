@@ -200,6 +200,11 @@ _DANGLING = re.compile(rf"^(?:{_SINGULAR}|They|Their|This|These|Those|Они|Е�
 
 #: a sentence continuing the one before it: "And it ...", "But they ..." (the pronoun after it as if it opened)
 _JOINED = re.compile(r"^(?:And|But|So|Yet|Thus|Still|Also)\s+(\w)")
+#: a sentence leaning on the one before it through a linking adverb and what it calls its subject: "Specifically, the
+#: book describes the author's conversion ...", "However, he ..."
+_LEANING = re.compile(r"^(?:Specifically|However|Moreover|Furthermore|Additionally|Instead|Nevertheless|Nonetheless|"
+                      r"Therefore|Consequently|Likewise|Similarly|Hence|In addition|In particular|As a result|"
+                      r"In contrast|By contrast),\s+(?:the\s+[a-z]|(?:he|she|it|they|his|her|its|their|this|these|those)\b)")
 
 
 def _usable(sentences: Sequence[Statement], titles: Sequence[str], texts: Sequence[str] = ()) -> list[Statement]:
@@ -211,8 +216,9 @@ def _usable(sentences: Sequence[Statement], titles: Sequence[str], texts: Sequen
 def dangling(text: str) -> bool:
     """Whether ``text`` opens with a pronoun or demonstrative ("They are valued as ornamental
     trees", "His record was broken", "They, along with ...", "Это ..."), also after a joining word ("And it is a
-    testimonial of ..."): alone, or first in an answer, it points at nothing the reader has been told."""
-    return bool(_DANGLING.match(_JOINED.sub(lambda m: m.group(1).upper(), text, count=1)))
+    testimonial of ..."), or with "the" and a noun or a pronoun after a linking adverb (:data:`_LEANING`: "Specifically,
+    the book describes ..."): alone, or first in an answer, it points at nothing the reader has been told."""
+    return bool(_DANGLING.match(_JOINED.sub(lambda m: m.group(1).upper(), text, count=1)) or _LEANING.match(text))
 
 
 def antecedents_first(sentences: Sequence[Statement]) -> list[Statement]:

@@ -198,8 +198,10 @@ class Settings:
                                          "when a document names X)", group="check", kind="bool")
     relation_guard: bool = setting(True, "a stage-1 statement or stage-2 fact that states a relation the question names "
                                          "('X directed ...' for 'Who directed ...?') is dropped before its check when its "
-                                         "documents state that relation in none of its words (engine/text/relations.py; "
-                                         "English): the checker passes it when a document names both things",
+                                         "documents state that relation in none of its words, or give the name it is "
+                                         "'by' only another act ('produced by X' where they say 'directed by X'; "
+                                         "engine/text/relations.py; English): the checker passes it when a document names "
+                                         "both things",
                                    group="check", kind="bool")
     cite_each: bool = setting(True, "a sentence citing several documents is also scored against each alone: it passes "
                                     "if the joint or one alone entails it, and a citation that does not carry it is "

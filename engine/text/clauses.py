@@ -5,16 +5,16 @@ A sentence copied from a document often carries far more than the answer needs (
 Powerful is a 2013 American fantasy adventure film directed by Sam Raimi and produced by Joe Roth, from
 a screenplay written by David Lindsay-Abaire and Mitchell Kapner"). Its leading clauses say less, and
 what they say the document still says: a sentence is cut only after a whole clause, before a clause
-that adds to it (", which ...", ", who ...", ", and was ...", ", known as ...", ", from a ...", a
-participle, an aside opening with "the" or a preposition), or, without a comma, after "is a/an <noun>" before
-what restricts the noun ("a former tennis player from Australia who is ...", "a 1973 comedy film set in ...":
-"X is a P who Q" says "X is a P"; never after "the", "only", "first" or a superlative); never before the next
-item of a list ("formed by vocalist Mark Lanegan, guitarist Gary Lee Conner, ...": the list is what it says), never inside
-brackets or quotes, never after a clause that an "if", "that", "unlike" or "but" leaves open, nor in a
-sentence opening with one ("Although ..."). An aside in brackets that says nothing a reader needs
-(empty, another language's name, an abbreviation, lower-case words; never a name or a number) goes too.
-Nothing is cut that holds a word the caller keeps (the question's, the answer's) or, when the question
-asks for a date or number, a number.
+that adds to it (", which ...", ", who ...", ", and was ...", ", known as ...", ", best known for ...",
+", along with ...", ", from a ...", a participle, an aside opening with "the" or a preposition), or, without
+a comma, after "is a/an <noun>" before what restricts the noun ("a former tennis player from Australia who
+is ...", "a 1973 comedy film set in ...": "X is a P who Q" says "X is a P"; never after "the", "only",
+"first" or a superlative); never before the next item of a list ("formed by vocalist Mark Lanegan,
+guitarist Gary Lee Conner, ...": the list is what it says), never inside brackets or quotes, never after
+a clause that an "if", "that", "unlike" or "but" leaves open, nor in a sentence opening with one
+("Although ..."). An aside in brackets that says nothing a reader needs (empty, another language's name,
+an abbreviation, lower-case words; never a name or a number) goes too. Nothing is cut that holds a word
+the caller keeps (the question's, the answer's) or, when the question asks for a date or number, a number.
 """
 from __future__ import annotations
 
@@ -24,8 +24,8 @@ from .content import stems
 
 #: a clause that adds to the one before it (after a comma): where the sentence may end
 _ADDED = re.compile(r",\s+(?=(?:which|who|whom|whose|where|and\s+(?:is|was|are|were|has|had|have|became|also|later)\b"
-                    r"|(?:also\s+)?known\s+as\b|(?:formerly|better)\s+known\b|with\b|from\s+(?:a|an|the|her|his|their)\b"
-                    r"|including\b|[a-z]+ing\b|[a-z]+ed\s+by\b|located\b|based\b|founded\b"
+                    r"|(?:also\s+)?known\s+as\b|(?:(?:perhaps|probably|mostly|primarily|widely)\s+)?(?:formerly|better|best)\s+known\b|with\b|from\s+(?:a|an|the|her|his|their)\b"
+                    r"|including\b|(?:along|together)\s+with\b|[a-z]+ing\b|[a-z]+ed\s+by\b|located\b|based\b|founded\b"
                     # an aside ("..., the capital city of the Philippines", "..., near the Marne River"); never
                     # the next item of a list (", guitarist Gary Lee Conner, bass player ...": what the list says)
                     r"|(?:the|a|an|one|near|in|on|at|during|for|after|before|under|as|to|into|off|along|about|over|"
@@ -34,7 +34,8 @@ _ADDED = re.compile(r",\s+(?=(?:which|who|whom|whose|where|and\s+(?:is|was|are|w
 _OPEN = re.compile(r"\b(?:that|unlike|if|although|though|while|whereas|because|when|since|as|but|between|both|"
                    r"either|neither|not only|from)\b", re.I)
 #: a finite verb (roughly): the leading clauses must say something of their subject
-_VERB = re.compile(r"\b(?:is|are|was|were|has|had|have|became|becomes|won|wrote|made|led|ran|took|gave|[a-z]{3,}ed)\b")
+_VERB = re.compile(r"\b(?:is|are|was|were|has|had|have|became|becomes|won|wrote|made|led|ran|took|gave|stars|features|"
+                   r"[a-z]{3,}ed)\b")
 #: a question about a date or a number: a number later in the sentence may be what it asks
 _NUMBERS = re.compile(r"\b(?:when|year|years|date|first|earlier|earliest|later|latest|last|older|oldest|younger|youngest|"
                       r"born|died|how|more|most|fewer|less|larger|largest|higher|highest|longer|longest|population|"
@@ -48,6 +49,8 @@ _INDEFINITE = re.compile(r"\s(?:is|was|are|were)\s+an?\s+(?P<np>[^,;()\"“]+?)\
                          r"featuring|set\s+in|[a-z]+ed\s+by|[a-z]+ing\s+(?:a|an|the|his|her|their)\b)\b)")
 _UNIQUE = re.compile(r"\b(?:the|only|first|last|sole|second|third|[a-z]+est)\b", re.I)
 _ASIDE = re.compile(r"\s*\([^()\d]*\)")
+#: an aside opening with nothing before its first ";" or ",": "( ; October 8, 1939 – July 12, 2010)", "(,; 8 June 1829 ...)"
+_EMPTY_LEAD = re.compile(r"\(\s*(?:[;,]\s*)+(?=[^\s;,)])")
 _EMPTY_ASIDE = re.compile(r"\s*\([^()\w]*\)")
 #: "Pierre Charles Bouvier {'1': ", '2': ", '3': ", '4': "} (born 9 May 1979)": a pronunciation template's leftover
 #: in Wikipedia dumps (HotpotQA's among them)
@@ -95,6 +98,7 @@ def leading_clauses(sentence: str, keep: frozenset[str], numbers: bool, longer: 
     # an empty aside ("Tenerife ( ; ] ) is ...", the trace of a pronunciation a page dropped) goes at any length, and
     # so does a pronunciation template's leftover ("{'1': ", '2': "}")
     sentence = re.sub(r"\s+([,.;:])", r"\1", _EMPTY_ASIDE.sub("", _TEMPLATE_LEFTOVER.sub("", sentence)))
+    sentence = _EMPTY_LEAD.sub("(", sentence)  # "( ; October 8, 1939 - ...)": a dropped pronunciation's leftover
     if len(sentence.split()) <= longer:
         return sentence
     out = _ASIDE.sub(lambda m: "" if _idle(m.group(0)) and not stems(m.group(0)) & keep else m.group(0), sentence)

@@ -245,6 +245,64 @@ def unstated(claim: str, question: str, premise: str, lang: str = "en") -> str:
     return ""
 
 
+#: an act's participle ("directed", "co-written", "sung") or a run of them ("produced and directed"), "by" and the
+#: names of who did it, after at most three lower-case words ("by the British painter Laura Knight", "by Y and X")
+_PARTICIPLE = r"(?:[A-Za-z-]+ed|[A-Za-z-]*(?:written|drawn|sung|built|shot))"
+_BY_AGENT = re.compile(rf"\b(?P<acts>{_PARTICIPLE}(?:\s*(?:,|and|&)\s*{_PARTICIPLE})*)\s+by\s+(?:(?:the|a|an|[a-z]+)\s+){{0,3}}?"
+                       r"(?P<name>[A-Z][\w'’.-]*(?:\s+[A-Z][\w'’.-]*)*(?:,?\s+(?:and|&)\s+[A-Z][\w'’.-]*(?:\s+[A-Z][\w'’.-]*)*)*)")
+#: a name and the act it did, in the past ("Joachim Trier produced the 2015 film ...", "Greg Mottola co-wrote ...")
+_AGENT_ACTS = re.compile(rf"(?P<name>[A-Z][\w'’.-]*(?:\s+[A-Z][\w'’.-]*)*)\s+(?:also\s+)?"
+                         rf"(?P<acts>(?:co-)?(?:{_PARTICIPLE}|wrote|drew|sang|built|shot|made|led|ran))\b")
+#: words either side of a name in which a document may state the act as its own ("Trier produced", "producer Trier")
+_AGENT_WINDOW = 3
+
+
+def swapped_act(claim: str, question: str, premise: str, lang: str = "en") -> str:
+    """The act of ``question`` (a participle the claim puts before "by NAME": "produced", or after it: "NAME
+    produced") that ``claim`` gives a name the documents (``premise``) give only another act: "... was produced by
+    Joachim Trier" where the document says "... drama film directed by Joachim Trier" (the checker, reading a document
+    that says "co-produced" and "Joachim Trier", passes it); "" when the documents name no act by that name, state
+    the act of it ("produced and directed by Joachim Trier", "Trier produced ...", "producer Joachim Trier"), or the
+    act is not the question's. English only."""
+    if lang != "en":
+        return ""
+    asked_stems = _same_acts(stems(question))
+    for m in [*_BY_AGENT.finditer(claim), *_AGENT_ACTS.finditer(claim)]:
+        acts = _same_acts(stems(m.group("acts")) & asked_stems)
+        surname = _name_words(m.group("name"))[-1]
+        if not acts or len(surname) < 3:
+            continue
+        given = [stems(g.group("acts")) for g in _BY_AGENT.finditer(premise) if surname in _name_words(g.group("name"))]
+        if not given or any(g & acts for g in given):
+            continue
+        words = re.findall(r"[\w'’-]+", premise)
+        near = [stems(" ".join(words[max(0, k - _AGENT_WINDOW):k] + words[k + 1:k + 1 + _AGENT_WINDOW]))
+                for k, w in enumerate(words) if w == surname]
+        if not any(n & acts for n in near):
+            return m.group("acts")
+    return ""
+
+
+def _name_words(name: str) -> list[str]:
+    """The words of a name run up to the first that ends a sentence ("Joachim Trier. The" -> Joachim, Trier; an
+    initial's stop, "J. R. R. Tolkien", ends none)."""
+    out = []
+    for w in name.split():
+        out.append(w.rstrip("."))
+        if w.endswith(".") and len(w) > 2:
+            break
+    return out
+
+
+def _same_acts(words: frozenset[str]) -> frozenset[str]:
+    """``words`` (stems) with the words :data:`RELATIONS` states each with ("wrote": "written", "author", "writer")."""
+    out = set(words)
+    for key, said in _table().items():
+        if key in words or said & words:
+            out |= said | {key}
+    return frozenset(out)
+
+
 @lru_cache(maxsize=64)  # one question, many claims
 def _guarded(question: str) -> tuple[str, ...]:
     """The keys of :data:`RELATIONS` that ``question``'s own relation words give (:func:`_relation_word`), sorted, less

@@ -40,6 +40,31 @@ def test_asides_without_numbers_go_and_numbers_stay_for_a_question_about_one():
     assert cut(born, "What was Am Rong's job?") == "Am Rong (1929 – May 1975) was a Cambodian soldier and filmmaker."
 
 
+def test_what_a_subject_is_best_known_for_is_a_clause_that_adds():
+    kath = ("Terry Alan Kath (January 31, 1946 – January 23, 1978) was an American musician and songwriter, best known "
+            "as the original guitarist, one of the lead singers and founding members of the rock band Chicago.")
+    q = "Who was born first David Draiman or Terry Kath?"
+    assert cut(kath, q) == "Terry Alan Kath (January 31, 1946 – January 23, 1978) was an American musician and songwriter."
+    assert cut(kath, "Which rock band was Terry Kath a founding member of?") == kath  # what it asks stays
+    plummer = ("Charlie Plummer is an American film and television actor, perhaps best known for playing the lead roles "
+               "of Timmy Sanders and Jack in the series \"Granite Flats\".")
+    assert cut(plummer, "Lean on Pete stars the actor best known for playing what role in Granite Flats?") == plummer
+    assert cut(plummer, "Is Charlie Plummer an actor?") == "Charlie Plummer is an American film and television actor."
+    # a dropped pronunciation's leftover opening an aside goes at any length
+    pekar = "Harvey Lawrence Pekar ( ; October 8, 1939 – July 12, 2010) was an American comic book writer."
+    assert cut(pekar, q) == "Harvey Lawrence Pekar (October 8, 1939 – July 12, 2010) was an American comic book writer."
+    assert cut("Sir John Everett Millais (,; 8 June 1829 – 13 August 1896) was an English painter.", q) == (
+        "Sir John Everett Millais (8 June 1829 – 13 August 1896) was an English painter.")
+
+
+def test_a_cast_along_with_others_ends_before_them():
+    romans = ("Romans stars Kunchacko Boban, Biju Menon, and Niveda Thomas in the lead roles, along with Lalu Alex, T. G. "
+              "Ravi, Nelson Sooranad, Kalabhavan Shaju, Kochu Preman, and Vijayaraghavan in supporting roles.")
+    assert cut(romans, "Romans stars which Tamil and Telugu actress?") == (
+        "Romans stars Kunchacko Boban, Biju Menon, and Niveda Thomas in the lead roles.")
+    assert cut(romans, "Did Lalu Alex star in Romans?") == romans
+
+
 def test_an_indefinite_predicate_ends_before_what_restricts_its_noun():
     q = "Which tennis player is younger, John Newcombe or Kveta Peschke?"
     newcombe = ("John David Newcombe (born 23 May 1944) is a former tennis player from Australia who is one of the few "

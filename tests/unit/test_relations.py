@@ -8,7 +8,7 @@ from vericite.engine.pipeline import Settings, VeriCite
 from vericite.engine.prompts import PromptSet
 from vericite.engine.records import Document
 from vericite.engine.text.content import stems
-from vericite.engine.text.relations import asked, states, unstated
+from vericite.engine.text.relations import asked, states, swapped_act, unstated
 from vericite.engine.verifier import answer_claims, fact_claims
 
 from tests.fakes import ScriptedLLM, WordChecker, words
@@ -78,6 +78,46 @@ def test_claims_stating_an_unstated_relation_are_dropped_before_their_check():
     out = without_unstated_relations(items, Q, "en", notes)
     assert [getattr(x, "verdict", "claim") for x in out] == [R.DROPPED_RELATION, "claim", R.DROPPED_RELATION]
     assert len(notes) == 2 and "'direct'" in notes[0] and "[1]" in notes[0]
+
+
+LOUDER = ("Louder Than Bombs is a 2015 internationally co-produced drama film directed by Joachim Trier, and co-written "
+          "with Eskil Vogt.  The film stars Jesse Eisenberg, Gabriel Byrne, Isabelle Huppert, David Strathairn, and Amy Ryan.")
+KRULL = ("Krull is a 1983 film directed by Peter Yates and produced by Ron Silverman with a screenplay by Stanford "
+         "Sherman.")
+
+
+def test_a_name_given_another_act_by_its_documents_is_a_swapped_act():
+    q = "Who produced the 2015 film starring Jesse Eisenberg, Gabriel Byrne, Isabelle Huppert, David Strathairn, and Amy Ryan?"
+    claim = ("The 2015 film starring Jesse Eisenberg, Gabriel Byrne, Isabelle Huppert, David Strathairn, and Amy Ryan was "
+             "produced by Joachim Trier.")
+    assert unstated(claim, q, LOUDER) == ""  # "co-produced": the word is there, for no one
+    assert swapped_act(claim, q, LOUDER) == "produced"
+    # the documents give the name this act too: in the run before "by", or within three words of the name
+    assert swapped_act(claim, q, LOUDER.replace("directed by", "produced and directed by")) == ""
+    assert swapped_act(claim, q, LOUDER + " Joachim Trier produced it with Thomas Robsahm.") == ""
+    assert swapped_act(claim, q, LOUDER + " Its producer, Joachim Trier, said so.") == ""
+    assert swapped_act(claim, q, "Louder Than Bombs is a film by Joachim Trier.") == ""  # no act given: not told
+    assert swapped_act(claim, q.replace("produced", "directed"), LOUDER) == ""  # not the question's act
+    assert swapped_act(claim, q, LOUDER, "ru") == ""
+    # the act after the name; a name ending its sentence ("Joachim Trier. The film stars ...")
+    active = "Joachim Trier produced the 2015 film starring Jesse Eisenberg and Amy Ryan."
+    assert swapped_act(active, q, LOUDER) == "produced"
+    assert swapped_act(active, q, LOUDER.replace(", and co-written with Eskil Vogt.", ".")) == "produced"
+    # a name in a list after "by" has that act ("written by Art Garfunkel and Paul Simon")
+    song = "The song, performed by Paul Simon on the radio, was written by Art Garfunkel and Paul Simon."
+    assert swapped_act("Paul Simon wrote the song.", "Who wrote the song?", song) == ""
+    assert swapped_act("Paul Simon wrote the song.", "Who wrote the song?", song.replace(" and Paul Simon", "")) == "wrote"
+    # the table's words are one act: "wrote" asked, "written by" claimed
+    assert swapped_act("Krull was written by Ron Silverman.", "Who wrote Krull?", KRULL) == "written"
+    assert swapped_act("Krull was produced by Ron Silverman.", "Who produced Krull?", KRULL) == ""
+    assert swapped_act("Krull was directed by Ron Silverman.", "Who directed Krull?", KRULL) == "directed"
+    # before the check, with the notes saying why
+    docs = [Document("Louder Than Bombs (film)", LOUDER)]
+    items = answer_claims(R.ANSWER, claim.rstrip(".") + " [1].", docs, "en", final=False)
+    notes: list[str] = []
+    out = without_unstated_relations(items, q, "en", notes)
+    assert [getattr(x, "verdict", "claim") for x in out] == [R.DROPPED_RELATION]
+    assert "'produced' by a name document(s) [1] give only another act" in notes[0]
 
 
 def test_the_pipeline_drops_the_unstated_relation_and_answers_from_the_document_that_states_it():

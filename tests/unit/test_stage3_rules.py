@@ -340,6 +340,29 @@ def test_after_an_opening_yes_a_sentences_own_yes_goes():
     assert D.one_answer(d, f).text() == "Yes, both Uber Goober and American Jobs are documentaries [1, 3]."
 
 
+def test_an_opening_yes_or_no_is_shown_as_the_first_word_of_the_sentence_that_carries_it():
+    f = fake_facts()
+    d = D.final_check(D.Draft.of("Yes [1, 2]. Peart drummed for Rush [1]. Rush is a band [2]."), f)
+    out = D.yes_no_opens(d, f)
+    assert out.text() == "Yes: Peart drummed for Rush [1]. Rush is a band [2]."
+    # the record keeps the short answer as checked (its citations), only what it shows changes
+    assert out.sentences[0].raw == "Yes:" and replace(out.sentences[0], raw="Yes [1, 2].") == d.sentences[0]
+    assert out.sentences[1:] == d.sentences[1:] and out.checked == d.checked
+    assert any(n.startswith("yes/no opens:") for n in out.notes)
+    d = D.final_check(D.Draft.of("Нет [1, 3]. Пирт играл в Rush [1]."), replace(f, lang="ru"))
+    assert D.yes_no_opens(d, f).text() == "Нет: Пирт играл в Rush [1]."
+    # alone, failing, after another sentence, or followed by a failing one: as it was
+    for text, bad in (("Yes [1, 2].", ()), ("Peart drummed for Rush [1]. Yes [1, 2].", ()),
+                      ("Yes [1, 2]. Peart drummed for Rush [1].", ("Yes [1, 2].",)),
+                      ("Yes [1, 2]. Peart drummed for Rush [1].", ("Peart drummed",))):
+        g = fake_facts(bad_words=bad)
+        d = D.final_check(D.Draft.of(text), g)
+        assert D.yes_no_opens(d, g) == d
+    # a sentence that opens with its own "Yes, ..." is a statement, not the short answer
+    d = D.final_check(D.Draft.of("Yes, Peart drummed for Rush [1]. Rush is a band [2]."), f)
+    assert D.yes_no_opens(d, f) == d
+
+
 def test_a_comparisons_short_answer_the_dates_contradict_fails():
     q = "What took place first, The Korean War or The Western Allied invasion of Germany?"
     f = replace(fake_facts(), question=q)
@@ -452,6 +475,18 @@ def test_a_buried_answers_claim_leaving_out_the_question_fails():
     assert D.asked_in_full(d, f) == d
     assert D.asked_in_full(replace(d, buried="Ahmad Jamal"), f).sentences[0].verdict == R.UNSUPPORTED
     assert D.asked_in_full(D.Draft((D.Block("x", (hop, later), ("a", "b")),), (hop, later)), f).sentences[0] == hop
+    # a claim saying the question's act of a name its documents give another act fails
+    q = "Who produced the 2015 film starring Jesse Eisenberg and Amy Ryan?"
+    docs = (Document("Louder Than Bombs", "Louder Than Bombs is a 2015 internationally co-produced drama film directed "
+                     "by Joachim Trier. The film stars Jesse Eisenberg and Amy Ryan."),)
+    g = replace(fake_facts(), question=q, documents=docs)
+    swap = replace(sentence("Joachim Trier produced the 2015 film starring Jesse Eisenberg and Amy Ryan.", (1,)),
+                   rewritten=True)
+    d = D.Draft((D.Block("x", (swap,), ("a",)),), (swap,), buried="Joachim Trier")
+    out = D.asked_in_full(d, g)
+    assert out.sentences[0].verdict == R.UNSUPPORTED and any("'produced' of a name" in n for n in out.notes)
+    g = replace(g, documents=(Document("Louder Than Bombs", docs[0].text.replace("directed", "produced and directed")),))
+    assert D.asked_in_full(d, g) == d
 
 
 def test_a_sentence_an_earlier_one_says_is_said_once():
