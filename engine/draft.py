@@ -18,7 +18,6 @@ warnings added:
 4. :func:`put_back_statements` / :func:`put_back_facts`  verified sentences the merge lost, put back, checked
    (not after the answer step, :mod:`~vericite.engine.selection`: its picks are the answer);
    :func:`said_once`     a sentence whose words an earlier one says, left out;
-   :func:`yes_no_opens`  an opening "Yes [1, 2]." shown as "Yes:" before the sentences that carry it;
 5. :func:`lenient_marks` citations that support their sentence only partly marked ``[3*]``;
 6. :func:`marks_before_stop` "... the Police. [4]" shown as "... the Police [4].";
 7. :func:`quotes`        per cited document, the span that carries each final sentence.
@@ -761,28 +760,6 @@ def said_once(d: Draft, f: Facts) -> Draft:
     return d.keep([s for s in d.sentences if id(s) not in gone])
 
 
-#: a short yes/no answer as the answer shows it when the sentences after it carry it: the word and a colon
-_YES_NO_SHOWN = {"yes": "Yes:", "no": "No:", "да": "Да:", "нет": "Нет:"}
-
-
-def yes_no_opens(d: Draft, f: Facts) -> Draft:
-    """A passing bare "Yes" or "No" that opens the answer ("Yes [1, 2]." checked as "Lycoris and Ammi are both
-    native to southern Asia") is shown as the opening word of the passing sentence after it: "Yes: Lycoris is
-    native to ... [1]. Ammi is native to ... [2]." The sentences that follow say what carries it, each with its own
-    citation; careful readers judged a bare "Yes [1, 2]." only partly said by its documents (a word, not a
-    statement). The record keeps the short answer as checked, with its citations and quotes; only its ``raw``
-    (what the answer shows) becomes the word and a colon. Unchanged when the answer does not open with one or no
-    passing sentence follows it."""
-    final = d.sentences
-    if len(final) < 2 or final[0].verdict != R.SUPPORTED or final[1].verdict != R.SUPPORTED:
-        return d
-    shown = _YES_NO_SHOWN.get(_bare(final[0]).casefold())
-    if not shown:
-        return d
-    d = d.note(f"yes/no opens: {final[0].raw!r} shown as {shown!r} before the sentences that carry it")
-    return replace(d, blocks=tuple(b.revise({id(final[0]): replace(final[0], raw=shown)}) for b in d.blocks))
-
-
 def lenient_marks(d: Draft, f: Facts) -> Draft:
     """Lenient strictness: each citation that supports its final sentence only partly (grade 3,
     each cited document scored alone when there are several) is marked with an asterisk,
@@ -911,7 +888,7 @@ def windows(text: str, lang: str = "en", size: int = 3) -> list[tuple[int, int]]
 #: stage 3's rules, in the order they run
 RULES: tuple[Rule, ...] = (final_check, as_written, read_back, add_nothing, asked_in_full, compared_by_measure, both_said,
                            same_said, common_said, document_words, strict, one_answer, trimmed, put_back_statements,
-                           put_back_facts, said_once, yes_no_opens, lenient_marks, marks_before_stop, uncovered, quotes)
+                           put_back_facts, said_once, lenient_marks, marks_before_stop, uncovered, quotes)
 
 
 def apply(d: Draft, f: Facts, rules: Sequence[Rule] = RULES) -> Draft:

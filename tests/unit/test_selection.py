@@ -788,9 +788,7 @@ def test_a_yes_to_both_passes_when_a_sentence_about_each_says_it():
                "select": "Sentences: {Joe}\nAnswer: Joe Lynn Turner is an American singer and guitarist.",
                "claim": "Yes, Marilyn Manson and Joe Lynn Turner are both American singers."}
     res = VeriCite(PickingLLM(replies), WordChecker(), prompts=PromptSet.load("facts-en-kv")).answer(q, docs)
-    # shown as the first word of the sentences that carry it; the record keeps it as checked, citing both
-    assert res.final[0].raw == "Yes:" and res.final[0].citations == (1, 2)
-    assert res.answer == ("Yes: Marilyn Manson is an American singer and actor [1]. "
+    assert res.answer == ("Yes [1, 2]. Marilyn Manson is an American singer and actor [1]. "
                           "Joe Lynn Turner is an American singer and guitarist [2].")
     assert any("both said: " in n for n in res.stages[-1].notes)
     # one of them said to be English: the "Yes" fails and is removed
@@ -805,7 +803,7 @@ def test_a_yes_to_both_passes_when_a_sentence_about_each_says_it():
                "extract:2": "Joe Lynn Turner is an American singer and guitarist.",
                "select": "Sentences: {Joe}\nAnswer: Joe Lynn Turner"}
     res = VeriCite(PickingLLM(replies), WordChecker(), prompts=PromptSet.load("facts-en-kv")).answer(q, docs)
-    assert res.answer.startswith("Yes: ") and any("both said: " in n for n in res.stages[-1].notes)
+    assert res.answer.startswith("Yes [1, 2]. ") and any("both said: " in n for n in res.stages[-1].notes)
 
 
 def answer_about_two(q: str, texts: list[tuple[str, str]], replies: dict):
@@ -826,7 +824,7 @@ def test_the_same_province_is_answered_by_the_provinces_the_sentences_give():
                            {"answer": "Yes, both are located in the same province [1][2].",
                             "select": "Sentences: {Dazhou}\nAnswer: Dazhou",
                             "claim": "No, they are not in the same province."})
-    assert res.answer.startswith("No: ") and any("same said: " in n for n in res.stages[-1].notes)
+    assert res.answer.startswith("No [1, 2]. ") and any("same said: " in n for n in res.stages[-1].notes)
     assert SEL.conclusion(SEL.Selection("yes", ()), "Were A Smith and B Jones of the same nationality?", "", "en",
                           ["A Smith is an American director.", "B Jones was an American filmmaker."]) == "Yes"
 
@@ -842,7 +840,7 @@ def test_no_when_the_sentence_about_one_places_it_in_another_state():
                "claim": "No, they are not both located in Michigan."}
     texts_elko = texts[0]
     res = answer_about_two(q, texts, replies)
-    assert res.answer.startswith("No: ") and "Elko County, Nevada [1]." in res.answer
+    assert res.answer.startswith("No [1, 2]. ") and "Elko County, Nevada [1]." in res.answer
     assert any("same said: " in n for n in res.stages[-1].notes)
     texts[0] = ("Elko Regional Airport", "Elko Regional Airport is a mile west of downtown Grand Rapids, Michigan.")
     res = answer_about_two(q, texts, replies)
@@ -853,7 +851,7 @@ def test_no_when_the_sentence_about_one_places_it_in_another_state():
     said = {**replies, "answer": "Yes, Gerald R. Ford International Airport is located in Cascade Township, Michigan [2].",
             "extract:2": "Ford is busy.", "select": "Sentences: {Yes,}\nAnswer: Yes"}
     res = answer_about_two(q, texts, said)
-    assert res.answer.startswith("No: ") and "Yes" not in res.answer
+    assert res.answer.startswith("No [1, 2]. ") and "Yes" not in res.answer
     assert "Gerald R. Ford International Airport is located in Cascade Township, Michigan [2]." in res.answer
 
 

@@ -340,29 +340,6 @@ def test_after_an_opening_yes_a_sentences_own_yes_goes():
     assert D.one_answer(d, f).text() == "Yes, both Uber Goober and American Jobs are documentaries [1, 3]."
 
 
-def test_an_opening_yes_or_no_is_shown_as_the_first_word_of_the_sentence_that_carries_it():
-    f = fake_facts()
-    d = D.final_check(D.Draft.of("Yes [1, 2]. Peart drummed for Rush [1]. Rush is a band [2]."), f)
-    out = D.yes_no_opens(d, f)
-    assert out.text() == "Yes: Peart drummed for Rush [1]. Rush is a band [2]."
-    # the record keeps the short answer as checked (its citations), only what it shows changes
-    assert out.sentences[0].raw == "Yes:" and replace(out.sentences[0], raw="Yes [1, 2].") == d.sentences[0]
-    assert out.sentences[1:] == d.sentences[1:] and out.checked == d.checked
-    assert any(n.startswith("yes/no opens:") for n in out.notes)
-    d = D.final_check(D.Draft.of("Нет [1, 3]. Пирт играл в Rush [1]."), replace(f, lang="ru"))
-    assert D.yes_no_opens(d, f).text() == "Нет: Пирт играл в Rush [1]."
-    # alone, failing, after another sentence, or followed by a failing one: as it was
-    for text, bad in (("Yes [1, 2].", ()), ("Peart drummed for Rush [1]. Yes [1, 2].", ()),
-                      ("Yes [1, 2]. Peart drummed for Rush [1].", ("Yes [1, 2].",)),
-                      ("Yes [1, 2]. Peart drummed for Rush [1].", ("Peart drummed",))):
-        g = fake_facts(bad_words=bad)
-        d = D.final_check(D.Draft.of(text), g)
-        assert D.yes_no_opens(d, g) == d
-    # a sentence that opens with its own "Yes, ..." is a statement, not the short answer
-    d = D.final_check(D.Draft.of("Yes, Peart drummed for Rush [1]. Rush is a band [2]."), f)
-    assert D.yes_no_opens(d, f) == d
-
-
 def test_a_comparisons_short_answer_the_dates_contradict_fails():
     q = "What took place first, The Korean War or The Western Allied invasion of Germany?"
     f = replace(fake_facts(), question=q)
