@@ -48,10 +48,11 @@ _NUMBER_CLOSED = re.compile(r"(\([^().?!]*\d)\)")
 #: English abbreviations whose stop ends no sentence only before certain words: "Warner Bros. Records" (a company's
 #: "Bros." inside its name; before another word it may end one: "... released from Warner Bros. "Swept Away" was
 #: ..."); "Hon. Winnie Kiiza" (the honorific before a name: pysbd knows "Rev.", "Gen.", "Gov.", not "Hon."); "c. 800"
-#: (circa before a number: "... the Old Norse language between c. 800 and 1300" was cut at "c.")
+#: (circa before a number: "... the Old Norse language between c. 800 and 1300" was cut at "c."; "bapt. 14 December
+#: 1640", a baptism's date in a life span, likewise)
 _CONDITIONAL = re.compile(r"\b(?:Bros(?=\.\s+(?:Records|Pictures|Entertainment|Television|Animation|Studios?|Music|"
                           r"Interactive|Games|Family|Discovery|Home|Cartoons|Nashville)\b)|Hon(?=\.\s+[A-Z])"
-                          r"|(?<![\w.])(?:c|ca|fl)(?=\.\s*\d))\.")
+                          r"|(?<![\w.])(?:c|ca|fl|bapt)(?=\.\s*\d))\.")
 _LIST_ITEM = re.compile(r"(?:(?<=^)|(?<=[.!?:] ))(\d{1,2})[.)]\s+(?=\S)")
 _BULLET = re.compile(r"^[-*•·]\s*")
 _LINE_NUMBER = re.compile(r"^\d{1,2}[.)]\s+(?=\S)")

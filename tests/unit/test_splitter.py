@@ -263,6 +263,11 @@ def test_circa_before_a_number_ends_no_sentence():
     assert split_sentences("It was built ca. 1768 by Gardner. The house stands.") == [
         "It was built ca. 1768 by Gardner.", "The house stands."]
     assert split_sentences("He took vitamin c. It helped.") == ["He took vitamin c.", "It helped."]
+    # a baptism's date in a life span ("bapt. 14 December 1640") likewise: the answer showed "(baptismal date)–16 April
+    # 1689) was a British playwright ..."
+    behn = ("Aphra Behn (; bapt. 14 December 1640 (baptismal date)–16 April 1689) was a British playwright, poet, "
+            "translator and fiction writer from the Restoration era.")
+    assert split_sentences(behn + " She wrote The City Heiress.") == [behn, "She wrote The City Heiress."]
 
 
 def test_a_closing_pointer_at_the_source_is_not_part_of_the_statement():
