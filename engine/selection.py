@@ -830,7 +830,7 @@ def next_hop(picked: Picked, verified: Sequence[Statement], quotes: Sequence[Sta
     # "... a novel written by ... J. R. R. Tolkien"): it counts as naming one (a name of five letters or more)
     long_new = [n for n in new if len(n) >= 5 and n.lower() not in _NAME_ADJECTIVES]
     opened = {k + 1 for k, t in enumerate(texts) if long_new and (o := split_sentences(t[:600], lang))
-              and any(found(n, o[0]) for n in long_new)}  # the splitter keeps "J. R. R. Tolkien" whole
+              and any(_names_it(n, o[0]) for n in long_new)}  # the splitter keeps "J. R. R. Tolkien" whole
 
     def of_new(s: Statement) -> int:  # how many of the new names it names; a sentence of the new one's own
         # document names them all ("... for a total of 38 matchdays" in "La Liga" is about La Liga as much as
@@ -838,7 +838,7 @@ def next_hop(picked: Picked, verified: Sequence[Statement], quotes: Sequence[Sta
         one = len(s.citations) == 1
         if one and s.citations[0] in own_doc:
             return len(new)
-        return sum(found(n, s.text) for n in new) or int(one and s.citations[0] in opened)
+        return sum(_names_it(n, s.text) for n in new) or int(one and s.citations[0] in opened)
 
     pool = [s for s in _usable([*verified, *quotes], titles, texts) if s.text != head.text and states(s.text, wanted, lang)
             and of_new(s) and not any(found(n, without_new(s.text)) for n in own)]
@@ -851,7 +851,7 @@ def next_hop(picked: Picked, verified: Sequence[Statement], quotes: Sequence[Sta
         # among a document's own sentences, one naming the new one says the relation of it ("... elected Hassan Sheikh
         # Mohamud as the new President of Somalia", not "President Mohamud later appointed ... Prime Minister")
         return (of_new(s), bool(phrase) and phrase <= stems(s.text, lang), not set(s.citations) <= set(head.citations),
-                sum(found(n, s.text) for n in new))
+                sum(_names_it(n, s.text) for n in new))
 
     keys = [key(s) for s in pool]
     top = max(keys)
@@ -859,6 +859,12 @@ def next_hop(picked: Picked, verified: Sequence[Statement], quotes: Sequence[Sta
     note = (f"answer: the first sentence stops at the first hop; led by the sentence stating what the question "
             f"asks of {new}: {hop.text!r}")
     return Picked((hop, head), picked.notes + (note,), picked.caveat)
+
+
+def _names_it(name: str, text: str) -> bool:
+    """Whether ``text`` names ``name`` among its capitalised words (:func:`~vericite.engine.text.entities.found`): a
+    name that is a word too ("Football" of "the Canadian Football League") is not named by "a football team"."""
+    return found(name, " ".join(w for w in text.split() if w[:1].isupper()))
 
 
 def both_sides(picked: Picked, verified: Sequence[Statement], quotes: Sequence[Statement], question: str,
@@ -1300,8 +1306,9 @@ _CALENDAR = frozenset(MONTH.lower().split("|")) | frozenset(
 
 
 def _no_one(name: str) -> bool:
-    """Whether a capitalised word names no one: a nationality ("American") or a month or weekday ("March")."""
-    return name.lower() in DEMONYMS or name.lower() in _CALENDAR
+    """Whether a capitalised word names no one: a nationality ("American"), a month or weekday ("March"), or a
+    name's "Jr"/"Sr" ("Watts Jr." and "William Herrnstein, Jr." are two families)."""
+    return name.lower() in DEMONYMS or name.lower() in _CALENDAR or name.lower().rstrip(".") in ("jr", "sr")
 
 
 def shared_names(sentence: str, named: str, question: str) -> set[str]:

@@ -32,6 +32,9 @@ _DASH = re.compile(r"\s*--\s*|\s+[–—]\s+")
 _IS_CHOICE = re.compile(r"^\W*(?:is|are|was|were|does|did|do)\s+(?:the\s+)?(?P<a>.+?)\s+or\s+(?:the\s+)?(?P<rest>.+)$", re.I)
 #: "Which band, Letters to Cleo or Screaming Trees, had more members?": the two between commas
 _MID_CHOICE = re.compile(r"^\W*(?:who|which|what)\b[^,]*,\s*(?P<a>[^,]+?)\s+or\s+(?P<b>[^,]+?),\s*\S.*$", re.I)
+#: "Which documentary Hacking Democracy or The Memory of Justice was produced first?": the two names after the
+#: kind asked, no comma, the question going on after the second
+_KIND_CHOICE = re.compile(r"^\W*(?:which|what)\s+(?:(?-i:[a-z]{3,})\s+){1,2}(?P<a>[A-Z].*?)\s+or\s+(?P<rest>.+)$", re.I)
 # "who is younger Keith Bostic or Jerry Glanville ?": the two names end the question
 _END_CHOICE = re.compile(r"^\W*(?:who|which|what)\b(?P<a>.+)\s+or\s+(?P<b>[^,]+)$", re.I)
 # "Are Sutera and Rhodotypos both types of shrub?", "Were both Ernst Messerschmid and Reinhold Ewald
@@ -57,6 +60,12 @@ _BOTH_VERB = re.compile(r"^\W*both\s+(?:the\s+)?(?P<a>.+?)\s+and\s+(?:the\s+)?(?
 # "What type of film are both A and B?", "What genre of music was played by both A and B?"
 _WHAT_BOTH = re.compile(r"^\W*(?:what|which)\b[^,]*?\b(?:(?:are|were)|by)\s+both\s+(?:the\s+)?(?P<a>.+?)\s+and\s+"
                         r"(?:the\s+)?(?P<b>.+)$", re.I)
+#: "What are the professions of Tom Johnston and Daryl Palumbo?", "What nationality were social anthropologists Alfred
+#: Gell and Edmund Leach?": one thing asked of two names, each saying its own
+_OF_BOTH = re.compile(r"^\W*(?:what|which)\s+(?:is|are|was|were)\s+the\s+(?P<noun>[a-z]+)\s+of\s+(?:both\s+)?"
+                      r"(?:the\s+)?(?P<a>.+?)\s+and\s+(?:the\s+)?(?P<b>.+)$", re.I)
+_NOUN_OF_BOTH = re.compile(r"^\W*(?:what|which)\s+(?P<noun>[a-z]+)\s+(?:is|are|was|were)\s+(?:both\s+)?"
+                           r"(?:(?-i:[a-z]+)\s+){0,3}?(?P<a>(?-i:[A-Z]).*?)\s+and\s+(?:the\s+)?(?P<b>.+)$", re.I)
 #: the noun a question asks for ("What profession ...", "What type of film ..."), and those a word both
 #: sentences use can answer (not "what award", "what city": a name)
 _ASKED_NOUN = re.compile(r"^.*?\b(?:what|which)\s+(?:(?:shared|common|same|main)\s+)?"
@@ -201,7 +210,8 @@ def choices(question: str) -> list[str]:
     and B, ..."), sharing the place after their commas ("..., Minden, Nevada or Gardnerville, Nevada?": "Minden",
     "Gardnerville"), as
     "Is A or B ...?" ("Muskegon County Airport", "John Wayne Airport"; not "Are both A or B ...?", which asks the
-    same of both: :func:`both`), or at its end
+    same of both: :func:`both`), after the kind asked ("Which band Muzzle or Screaming Trees was formed earlier?"),
+    or at its end
     without a comma ("who is younger Keith Bostic or Jerry Glanville ?"), or joined by "and" after the comma of
     a comparison ("Which genus has more species, Bactris and Epigaea?"); a comma before "or" changes nothing
     ("..., 15 Penn Plaza, or 247 Cherry?"; not for three, "..., Chaoyang District, Shantou, or Daqing?"); [] for
@@ -224,6 +234,10 @@ def choices(question: str) -> list[str]:
     if m and not re.match(r"both\s", m.group("a"), re.I) and (b := _lead_name(m.group("rest"))) \
             and (a := _tail_name(m.group("a"))):
         return [a, b]
+    m = _KIND_CHOICE.match(q)  # "Which band Muzzle or Screaming Trees was formed earlier?"
+    if m and _lead_name(m.group("a")) == m.group("a").strip() and (b := _lead_name(m.group("rest"))) \
+            and re.match(r"\s+(?-i:[a-z]+)\b", m.group("rest")[len(b):]):
+        return [m.group("a").strip(), b]
     m = _END_CHOICE.match(q)  # "who is younger Keith Bostic or Jerry Glanville ?"
     if m and (a := _tail_name(m.group("a"))) and _lead_name(m.group("b")) == m.group("b").strip():
         return [a, m.group("b").strip()]
@@ -282,6 +296,11 @@ def common(question: str) -> list[str]:
     both A and B?"; "A and B are both best known for what profession?"; "Both A and B sing which genre of music?");
     [] for another question."""
     q = re.sub(r"[\"“”«»]", "", question).strip().rstrip("?").rstrip()  # a title in quotes is a name
+    for pattern in (_OF_BOTH, _NOUN_OF_BOTH):
+        m = pattern.match(q)
+        if m and (m.group("noun").lower() in _KINDS or m.group("noun").lower() in ("nationality", "nationalities")) \
+                and _tail_name(m.group("a").strip()) == m.group("a").strip() and _lead_name(m.group("b")) == m.group("b").strip():
+            return [m.group("a").strip(), m.group("b").strip()]
     for pattern in (_COMMON, _BOTH_WHAT, _BOTH_VERB, _WHAT_BOTH):
         m = pattern.match(q)
         if not m:
@@ -431,48 +450,79 @@ def by_dates(question: str, sentences: Sequence[str]) -> str | None:
         return None
     # the event asked about ("born", "founded"): a dated sentence must name it, or its date may be another's
     event = _event(question, pair)
-    dates = _per_side(pair, sentences, lambda s: _date_of(question, event, s))
+    # a sentence about the thing dates it before one naming it beside another subject ("Hello I Feel the Same was
+    # released on October 16, 2015 via a label founded by a band with whom the Innocence Mission formed a friendship")
+    dates = _per_side(pair, sentences, lambda s: _date_of(question, event, s), first=about_thing)
     if dates is None:
         return None
     (a, b) = dates
-    for x, y in zip(a, b):
-        if 0 in (x, y):
-            return None  # "1971" against "10 April 1971": not ordered by what is given
-        if x != y:
-            return pair[0] if (x < y) == earlier else pair[1]
+    if a[1] < b[0] or b[1] < a[0]:  # "1971" against "10 April 1971", "the early 1980s" against "1985": not ordered
+        return pair[0] if (a[1] < b[0]) == earlier else pair[1]
     return None
 
 
-def _date_of(question: str, event: frozenset[str], sentence: str) -> tuple[int, int, int] | None:
-    """The date ``sentence`` gives the ``event`` asked about: for a death, the end of a biography's life
-    span ("(May 7, 1890 – February 20, 1959)"); for a work's coming out, or its age ("Which film is older"),
-    the year its opening sentence gives it ("is a 2000 American ... film"); else the first date of a sentence
-    naming the event."""
+#: a time as the earliest and latest (year, month, day) it may be: "1971" is 1971-01-01 to 1971-12-31
+Span = tuple[tuple[int, int, int], tuple[int, int, int]]
+#: a decade ("in the early 1980s"): dates an event when no year does, as its ten years
+_DECADE = re.compile(r"\b(?P<y>(?:1[0-9]|20)\d0)s\b")
+
+
+def _span(date: tuple[int, int, int]) -> Span:
+    """``date`` (:func:`first_date`, 0 for a part left out) as the earliest and latest day it may be."""
+    y, m, d = date
+    return (y, m or 1, d or 1), (y, m or 12, d or 31)
+
+
+def _dated(sentence: str) -> Span | None:
+    """The first date of ``sentence`` (:func:`first_date`), else its first decade ("the early 1980s": 1980 to
+    1989), as a :data:`Span`; None when it gives neither."""
+    date = first_date(sentence)
+    if date:
+        return _span(date)
+    m = _DECADE.search(sentence)
+    return ((int(m.group("y")), 1, 1), (int(m.group("y")) + 9, 12, 31)) if m else None
+
+
+def _date_of(question: str, event: frozenset[str], sentence: str) -> Span | None:
+    """The time (a :data:`Span`) ``sentence`` gives the ``event`` asked about: for a death, the end of a biography's
+    life span ("(May 7, 1890 – February 20, 1959)"); for a work's coming out, or its age ("Which film is older"),
+    the year its opening sentence gives it ("is a 2000 American ... film"); else the first date, or decade ("in the
+    early 1980s"), of a sentence naming the event."""
     if event & stems("died death"):
         dates = list(_DATE.finditer(sentence))
         for a, b in zip(dates, dates[1:]):  # a place may follow the birth: "(July 1, 1909, Montevideo – May 30, 1994"
             if _SPAN_SEP.fullmatch(re.sub(r"^,\s*[A-Z][^,()–—]{0,30}?(?=\s*[–—-])", "", sentence[a.end():b.start()])):
-                return first_date(b.group(0))
+                return _dated(b.group(0))
     # "Which film is older": a work's age is its year ("is a 1971 British-American musical fantasy film")
     aged = event & stems("born birth") and not _dates(event, sentence)
     if (_RELEASE_Q.search(question) or aged) and (m := _WORK_YEAR.search(sentence)):
-        return int(m.group("y")), 0, 0
+        return _span((int(m.group("y")), 0, 0))
     if _dates(event, sentence):
-        return first_date(sentence)
+        return _dated(sentence)
     # the kind of thing asked and its year in brackets or before it ("Which case was decided first": "Reynolds v. Sims
     # (1964) was a United States Supreme Court case"; "Which documentary was created first": "is a 2003 American
     # documentary"); not any date of a sentence naming the kind ("The band broke up in 2009")
     kind = _kind_asked(question)
-    year = re.search(r"\((?:[^()]*\s)?(?P<y>\d{4})\)", sentence) or _WORK_YEAR.search(sentence)
-    return (int(year.group("y")), 0, 0) if kind and year and kind & stems(sentence) else None
+    year = _BRACKET_YEAR.search(sentence) or _WORK_YEAR.search(sentence)
+    return _span((int(year.group("y")), 0, 0)) if kind and year and kind & stems(sentence) else None
 
 
-def _per_side(pair: Sequence[str], sentences: Sequence[str], value: Callable[[str], T | None]) -> list[T] | None:
+#: a year in brackets after a name, alone or after a word or two ("Reynolds v. Sims (1964)", "(film, 2003)"); not a
+#: year some other time is measured from ("(stylized as the innocence mission on all releases since 1995)")
+_BRACKET_YEAR = re.compile(r"\((?:(?!(?:since|until|till|after|before|from|by|in)\s)[^()\s]+\s){0,2}(?P<y>\d{4})\)", re.I)
+
+
+def _per_side(pair: Sequence[str], sentences: Sequence[str], value: Callable[[str], T | None],
+              first: Callable[[str, str], bool] | None = None) -> list[T] | None:
     """For each of the two things, ``value`` of the first of ``sentences`` about it alone
-    (:func:`alone`) for which it is not None; None when a thing has none."""
+    (:func:`alone`) for which it is not None, those for which ``first(name, sentence)`` holds before the others;
+    None when a thing has none."""
     out = []
     for name, other in (pair, pair[::-1]):
-        v = next((v for s in sentences if alone(name, other, s) and (v := value(s)) is not None), None)
+        mine = [s for s in sentences if alone(name, other, s)]
+        if first is not None:  # a stable sort: document order among equals
+            mine = [s for s in mine if first(name, s)] + [s for s in mine if not first(name, s)]
+        v = next((v for s in mine if (v := value(s)) is not None), None)
         if v is None:
             return None
         out.append(v)
@@ -982,7 +1032,7 @@ def by_year(question: str, sentences: Sequence[str]) -> str:
     if dates is None:
         return ""
     before = m.group("dir").lower().split()[0] in ("before", "prior", "earlier")
-    return "Yes" if all((d[0] < year) if before else (d[0] > year) for d in dates) else "No"
+    return "Yes" if all((d[1][0] < year) if before else (d[0][0] > year) for d in dates) else "No"
 
 
 def by_sides(question: str, sentences: Sequence[str]) -> str:

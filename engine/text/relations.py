@@ -255,6 +255,13 @@ _AGENT_ACTS = re.compile(rf"(?P<name>[A-Z][\w'’.-]*(?:\s+[A-Z][\w'’.-]*)*)\s
                          rf"(?P<acts>(?:co-)?(?:{_PARTICIPLE}|wrote|drew|sang|built|shot|made|led|ran))\b")
 #: words either side of a name in which a document may state the act as its own ("Trier produced", "producer Trier")
 _AGENT_WINDOW = 3
+#: the acts :func:`swapped_act` weighs, each with the words that state it: making a work, working on one ("Warren
+#: Spector worked on the origins of Mickey Mouse" of "... a video game designed by Warren Spector"), or performing in
+#: one (a cast's "starred", "portrayed by", "played" are one act); a name's other deeds ("passed away", "gained
+#: control", "sided with", "picked", a team's "selected by") have words no table could list: left to the checker
+_ACTS = ("wrote written writer author", "directed director", "produced producer", "created creator",
+         "designed designer", "composed composer", "founded founder established", "painted painter",
+         "drew drawn illustrated illustrator", "worked", "performed performer played sang sung singer starred portrayed voiced")
 
 
 def swapped_act(claim: str, question: str, premise: str, lang: str = "en") -> str:
@@ -266,9 +273,9 @@ def swapped_act(claim: str, question: str, premise: str, lang: str = "en") -> st
     act is not the question's. English only."""
     if lang != "en":
         return ""
-    asked_stems = _same_acts(stems(question))
+    asked_acts = _kin_acts(stems(question))
     for m in [*_BY_AGENT.finditer(claim), *_AGENT_ACTS.finditer(claim)]:
-        acts = _same_acts(stems(m.group("acts")) & asked_stems)
+        acts = _kin_acts(stems(m.group("acts"))) & asked_acts
         surname = _name_words(m.group("name"))[-1]
         if not acts or len(surname) < 3:
             continue
@@ -294,13 +301,15 @@ def _name_words(name: str) -> list[str]:
     return out
 
 
-def _same_acts(words: frozenset[str]) -> frozenset[str]:
-    """``words`` (stems) with the words :data:`RELATIONS` states each with ("wrote": "written", "author", "writer")."""
-    out = set(words)
-    for key, said in _table().items():
-        if key in words or said & words:
-            out |= said | {key}
-    return frozenset(out)
+@lru_cache(maxsize=1)
+def _act_table() -> tuple[frozenset[str], ...]:
+    return tuple(stems(words) for words in _ACTS)
+
+
+def _kin_acts(words: frozenset[str]) -> frozenset[str]:
+    """The stems of every act of :data:`_ACTS` one of ``words`` (stems) states ("wrote": "written", "author",
+    "writer"); empty when they state none."""
+    return frozenset().union(*(act for act in _act_table() if act & words))
 
 
 @lru_cache(maxsize=64)  # one question, many claims

@@ -45,6 +45,10 @@ _DOT = "\u2024"  # ONE DOT LEADER: stands in for a protected full stop while pys
 #: (April 6) [2]."): pysbd reads "5)" and "6)" as a numbered list and splits before each
 _CLOSE = "\u2e29"  # RIGHT DOUBLE PARENTHESIS
 _NUMBER_CLOSED = re.compile(r"(\([^().?!]*\d)\)")
+_UNSURE = "\ufe56"  # SMALL QUESTION MARK: stands in for a doubtful date's "?" while pysbd splits
+#: a doubtful date's "?" before a bracket or dash of the same span ("Aphra Behn ( ; 14 December 1640?  (baptismal
+#: date)–16 April 1689) was ..."): no question ends there (the answer showed "(baptismal date)–16 April 1689) was ...")
+_DOUBTFUL_DATE = re.compile(r"(?<=\d)\?(?=\s*(?:\(\s*[a-z]|[–-]\s*\w))")
 #: English abbreviations whose stop ends no sentence only before certain words: "Warner Bros. Records" (a company's
 #: "Bros." inside its name; before another word it may end one: "... released from Warner Bros. "Swept Away" was
 #: ..."); "Hon. Winnie Kiiza" (the honorific before a name: pysbd knows "Rev.", "Gen.", "Gov.", not "Hon."); "c. 800"
@@ -149,13 +153,15 @@ def _protect(line: str, lang: str) -> str:
     for abbr in (*_ABBREVIATIONS["*"], *_ABBREVIATIONS.get(lang, ())):
         if abbr in line:
             line = line.replace(abbr, abbr.replace(".", _DOT))
+    line = _DOUBTFUL_DATE.sub(_UNSURE, line)
     if len(_NUMBER_CLOSED.findall(line)) > 1:  # one alone is no list, and pysbd keeps "(b. 1920)" whole by its bracket
         line = _NUMBER_CLOSED.sub(lambda m: m.group(1) + _CLOSE, line)
     return _CONDITIONAL.sub(lambda m: m.group(0)[:-1] + _DOT, line) if lang == "en" else line
 
 
 def _segments(line: str, lang: str) -> list[str]:
-    return [s.replace(_DOT, ".").replace(_CLOSE, ")").strip() for s in _segmenter(lang).segment(_protect(line, lang))]
+    return [s.replace(_DOT, ".").replace(_CLOSE, ")").replace(_UNSURE, "?").strip()
+            for s in _segmenter(lang).segment(_protect(line, lang))]
 
 
 def split_sentences(text: str, lang: str = "en") -> list[str]:

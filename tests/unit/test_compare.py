@@ -38,6 +38,10 @@ def test_the_two_things_compared():
         "French Bulldog", "American Bulldog"]
     assert choices("who is younger Keith Bostic or Jerry Glanville ?") == ["Keith Bostic", "Jerry Glanville"]
     assert choices("Which band did Neil Peart join in 1974 or later?") == []  # no name after "or"
+    # after the kind asked, with no comma, the question going on after the second name
+    assert choices("Which documentary Hacking Democracy or The Memory of Justice was produced first ?") == [
+        "Hacking Democracy", "The Memory of Justice"]
+    assert choices("Which director hosted the Independent Spirit Awards in 2002 or 2003?") == []
     assert choices("In between The Bears and I and Oceans which was released on July 31, 1974?") == [
         "The Bears and I", "Oceans"]
     assert choices("In between Berghuis v. Thompkins and Mississippi University for Women v. Hogan which one was a "
@@ -260,6 +264,19 @@ def test_a_dash_sets_the_two_off_and_an_events_other_words_date_it():
     assert compared(q, cases) == "Reynolds v. Sims"
     # a sentence naming no word of the event dates nothing
     assert compared(q, [cases[0], "Reynolds v. Sims (1964) was about districts."]) is None
+    # a year in brackets that another time is measured from dates nothing ("since 1995": not when the band formed)
+    q = "Which band The Innocence Mission or Starflyer 59 was formed first ?"
+    bands = ["The Innocence Mission (stylized as the innocence mission on all releases since 1995) is an American "
+             "folk rock band.", "Starflyer 59 is an alternative rock band that was founded in 1993 by Jason Martin."]
+    assert compared(q, bands) is None
+    # a decade dates the event when no year does, and a sentence about the thing dates it before one naming it
+    # beside another subject
+    formed = "The Innocence Mission was formed in Lancaster, Pennsylvania in the early 1980s."
+    album = ("Hello I Feel the Same was released on October 16, 2015, by a label founded by a band with whom the "
+             "Innocence Mission formed a friendship.")
+    assert compared(q, [album, formed, bands[1]]) == "The Innocence Mission"
+    assert compared(q, [formed, bands[1].replace("1993", "1984")]) is None  # 1984 is in the 1980s: not ordered
+    assert compared(q, ["The Innocence Mission (band, 1985) is an American folk rock band.", bands[1]]) == "The Innocence Mission"
 
 
 def test_what_two_things_have_in_common_is_the_word_the_sentences_about_each_share():
@@ -269,6 +286,11 @@ def test_what_two_things_have_in_common_is_the_word_the_sentences_about_each_sha
         "A Summer in the Cage", "American Hardcore"]
     assert common("What genre are both Rush and Toto?") == ["Rush", "Toto"]
     assert common("What occupation do Chris Menges and Aram Avakian share?") == ["Chris Menges", "Aram Avakian"]
+    # one kind of thing asked of both names ("the professions of A and B", "What nationality were ... A and B")
+    assert common("What are the professions of Tom Johnston and Daryl Palumbo?") == ["Tom Johnston", "Daryl Palumbo"]
+    assert common("What nationality were social anthropologists Alfred Gell and Edmund Leach?") == [
+        "Alfred Gell", "Edmund Leach"]
+    assert common("What is the name of Tom Johnston and Daryl Palumbo?") == []  # a name asked: not a kind
     assert in_common("What occupation do Chris Menges and Aram Avakian share?", [
         "Chris Menges is an English cinematographer and film director.",
         "Aram Avakian was an American film editor and director."]) == "director"

@@ -111,6 +111,16 @@ def test_a_name_given_another_act_by_its_documents_is_a_swapped_act():
     assert swapped_act("Krull was written by Ron Silverman.", "Who wrote Krull?", KRULL) == "written"
     assert swapped_act("Krull was produced by Ron Silverman.", "Who produced Krull?", KRULL) == ""
     assert swapped_act("Krull was directed by Ron Silverman.", "Who directed Krull?", KRULL) == "directed"
+    # a cast's words are one act ("starred", "portrayed by"), and not a work's making ("directed by")
+    herd = "The film is about two buffalo hunters (portrayed by Randolph Scott and Harry Carey)."
+    assert swapped_act("Harry Carey starred in the film.", "Which actor starred in the film?", herd) == ""
+    assert swapped_act("Harry Carey starred in the film.", "Which actor starred in the film?",
+                       "The film was directed by Harry Carey.") == "starred"
+    # a name's other deeds are no act the guard weighs: their words are many ("selected by" for "picked")
+    curry = "NBA draft 2009 / Round: 1 / Pick: 7th overall Selected by the Golden State Warriors"
+    assert swapped_act("The Golden State Warriors picked Stephen Curry.", "What team picked Stephen Curry?", curry) == ""
+    buzzati = "The Seven Messengers is a collection of short stories written by Dino Buzzati."
+    assert swapped_act("Dino Buzzati passed away in 1972.", "Who passed away first, Graves or Buzzati?", buzzati) == ""
     # before the check, with the notes saying why
     docs = [Document("Louder Than Bombs (film)", LOUDER)]
     items = answer_claims(R.ANSWER, claim.rstrip(".") + " [1].", docs, "en", final=False)

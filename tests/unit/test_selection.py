@@ -668,6 +668,17 @@ def test_an_answer_that_stops_at_the_first_hop_is_led_by_the_second():
     bach = fact("The president of the International Olympic Committee is Thomas Bach.", (2,))
     assert SEL.next_hop(SEL.Picked((member,), ()), [], [own], q).sentences == (member,)
     assert SEL.next_hop(SEL.Picked((member,), ()), [bach], [own], q).sentences == (bach, member)
+    # a new name that is a word too ("Football" of "the Canadian Football League") is not named by "a football team"
+    q = "Wade Watts is the uncle of a politican who played college footbal for which team ?"  # HotpotQA's spelling
+    watts = fact("Watts Jr. is an American politician from Oklahoma who was a college football quarterback for the "
+                 "Oklahoma Sooners and later played professionally in the Canadian Football League.", (2,))
+    captain = quote("John Herrnstein was the captain of the 1958 Michigan Wolverines football team.", 1)
+    father = quote("John Herrnstein's father William Herrnstein, Jr., played for the team from 1923 to 1925.", 1)
+    texts = ["John Herrnstein played college football for the University of Michigan. He was its captain.", "..."]
+    assert SEL.next_hop(SEL.Picked((watts,), ()), [], [captain], q, titles=["John Herrnstein", "Wade Watts"],
+                        texts=texts).sentences == (watts,)
+    # nor is "Jr." a name two sentences share
+    assert SEL.next_hop(SEL.Picked((watts,), ()), [], [father], q).sentences == (watts,)
     assert asked(q)
     # the new name holding a name of the question ("Ernst Mach" for "Mach number") still leads to its hop
     q = "Who is the employer of the physicist who Mach number is named after?"

@@ -268,6 +268,12 @@ def test_circa_before_a_number_ends_no_sentence():
     behn = ("Aphra Behn (; bapt. 14 December 1640 (baptismal date)–16 April 1689) was a British playwright, poet, "
             "translator and fiction writer from the Restoration era.")
     assert split_sentences(behn + " She wrote The City Heiress.") == [behn, "She wrote The City Heiress."]
+    # and a doubtful date's "?" (the document's own text) ends none either; a question after a number still does
+    behn = ("Aphra Behn ( ; 14 December 1640?  (baptismal date)–16 April 1689) was a British playwright, poet, "
+            "translator and fiction writer from the Restoration era.")
+    assert split_sentences(behn + " She wrote The City Heiress.") == [behn, "She wrote The City Heiress."]
+    assert split_sentences("Born 1640? - unsure.") == ["Born 1640? - unsure."]
+    assert split_sentences("Was it 1640? (Nobody knows.)") == ["Was it 1640?", "(Nobody knows.)"]
 
 
 def test_a_closing_pointer_at_the_source_is_not_part_of_the_statement():
