@@ -28,6 +28,7 @@ from .nli.onnx_scorer import require_finite
 from .records import Document, StageTrace, Statement
 from .text.citations import invalid_citations, parse_citations, strip_citations
 from .text.entities import names_itself, pronoun_of_another, self_related, swapped_subject, unsupported_names
+from .text.relations import reversed_kin
 from .text.splitter import cut_end, cut_start, spliced, split_statements, without_inference
 from .timeline import Timeline
 
@@ -218,7 +219,8 @@ class Verifier:
         predicate the claim copies of another subject (:func:`~vericite.engine.text.entities.swapped_subject`;
         a "He"/"She" of a document about another person: :func:`~vericite.engine.text.entities.pronoun_of_another`),
         or the claim relates its subject to itself: :func:`~vericite.engine.text.entities.self_related`,
-        :func:`~vericite.engine.text.entities.names_itself` where the premise does not say it as written),
+        :func:`~vericite.engine.text.entities.names_itself` where the premise does not say it as written, or states
+        a kin tie the premise states the other way round: :func:`~vericite.engine.text.relations.reversed_kin`),
         and why its written citations fail it ("" : the guard passed them or is off)."""
         if not self.entity_guard:
             return probs, ""
@@ -231,13 +233,16 @@ class Verifier:
                                           or pronoun_of_another(premise, claim.text, titles))
             itself = "" if missing or swapped else related or (
                 "" if not repeated or is_verbatim(premise, claim.text) else repeated)
-            out.append(min(probs[k], self.threshold - 1e-4) if missing or swapped or itself else probs[k])
+            kin = "" if missing or swapped or itself else reversed_kin(premise, claim.text)
+            out.append(min(probs[k], self.threshold - 1e-4) if missing or swapped or itself or kin else probs[k])
             if k == 0 and missing:
                 why = f"{', '.join(missing)} not in document(s) {list(cites)}"
             elif k == 0 and swapped:
                 why = f"document(s) {list(cites)} say it of {swapped!r}, not of its subject"
             elif k == 0 and itself:
                 why = f"it relates {itself!r} to itself"
+            elif k == 0 and kin:
+                why = f"document(s) {list(cites)} say the {kin!r} tie the other way round"
         return out, why
 
     def _decide(self, claim: Claim, probs: Sequence[float]) -> tuple[float, tuple[int, ...], tuple[int, ...],

@@ -333,3 +333,47 @@ def _made_by(claim: str, question: str, premise: str) -> bool:
         if any(w[:1].isupper() and w in claim and w not in question for w in words):
             return True
     return False
+
+
+#: ties between two kin that read one way only ("uncle": the other is the nephew or niece), as "KIN of NAME"
+_KIN = ("uncle", "aunt", "nephew", "niece", "father", "mother", "son", "daughter", "grandfather", "grandmother",
+        "grandson", "granddaughter", "stepfather", "stepmother", "stepson", "stepdaughter")
+_KIN_WORD = "(?:" + "|".join(sorted(_KIN, key=len, reverse=True)) + ")"
+#: a name run of capitalised words, accented capitals too ("Juan García Ábrego")
+_CAPS = r"[A-ZÀ-ÖØ-Þ][\w'’.-]*(?:\s+[A-ZÀ-ÖØ-Þ][\w'’.-]*)*"
+#: "A is the uncle of B", "A was the maternal grandfather of B"
+_KIN_OF = re.compile(rf"(?P<a>{_CAPS})\s*,?\s+(?:is|was|(?=the\s))\s*(?:the|a|an)?\s*(?:[a-z]+\s+)?(?P<kin>{_KIN_WORD})"
+                     rf"\s+of\s+(?P<b>{_CAPS})")
+#: "... his uncle Juan Nepomuceno Guerra": the name after it is the possessor's KIN
+_HIS_KIN = re.compile(rf"\b(?:his|her|their)\s+(?:[a-z]+\s+)?(?P<kin>{_KIN_WORD})\s*,?\s+(?P<b>{_CAPS})")
+
+
+def reversed_kin(premise: str, claim: str) -> str:
+    """The kin word of a claim "A is the KIN of B" ("uncle", "father") whose ``premise`` states the tie the other
+    way only: "B is the KIN of A", or "A ... his KIN B" in one sentence ("Juan García Ábrego ... started out ... under
+    the tutelage of his uncle Juan Nepomuceno Guerra" does not say "Juan García Ábrego is the uncle of Juan Nepomuceno
+    Guerra": the checker, reading both names and "uncle", passes it); "" when the claim states no such tie, the
+    premise states it the claim's way too, or never. Names are matched by their last word. English only in effect."""
+    m = _KIN_OF.search(claim)
+    if not m:
+        return ""
+    a, b, kin = m.group("a"), m.group("b"), m.group("kin")
+    if _same_one(a, b):
+        return ""
+    ties = []  # (who, kin, of whom) the premise states
+    for sentence in re.split(r"(?<=[.!?])\s+", premise):
+        ties += [(t.group("a"), t.group("kin"), t.group("b")) for t in _KIN_OF.finditer(sentence)]
+        for t in _HIS_KIN.finditer(sentence):  # the possessor: a name of the sentence before "his"
+            ties += [(t.group("b"), t.group("kin"), p) for p in re.findall(_CAPS, sentence[:t.start()])]
+
+    def said(x: str, y: str) -> bool:
+        return any(k == kin and _same_one(x, w) and _same_one(y, o) for w, k, o in ties)
+
+    return kin if said(b, a) and not said(a, b) else ""
+
+
+def _same_one(x: str, y: str) -> bool:
+    """Whether two name runs name one person: the same last word, and the same first word unless one is a single
+    word ("Guerra" and "Juan Nepomuceno Guerra"; not "Tom Hanks" and "Colin Hanks")."""
+    xs, ys = [w.rstrip(".") for w in x.split()], [w.rstrip(".") for w in y.split()]
+    return xs[-1] == ys[-1] and (len(xs) == 1 or len(ys) == 1 or xs[0] == ys[0])

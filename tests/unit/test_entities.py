@@ -7,6 +7,7 @@ from vericite.engine.text.entities import (found, names, names_itself, pronoun_o
                                           unsupported_names)
 from vericite.engine.pipeline import Settings, VeriCite
 from vericite.engine.records import Document, StageTrace
+from vericite.engine.text.relations import reversed_kin
 from vericite.engine.timeline import Timeline
 
 from tests.fakes import ScriptedLLM, WordChecker
@@ -278,3 +279,26 @@ def test_the_place_after_a_copied_predicate_put_as_its_subject_is_swapped():
     # the subject named right after the predicate, no preposition between: the same said the other way round
     assert swapped_subject("Her husband was Icelandic Nobel Literature laureate Halldór Laxness.",
                            "Halldór Laxness was Icelandic Nobel Literature laureate.") == ""
+
+
+ABREGO = ("Juan García Ábrego (born September 13, 1944) is a former Mexican drug lord who started out his criminal "
+          "career under the tutelage of his uncle Juan Nepomuceno Guerra, who is reported to be the former head of a "
+          "criminal dynasty.")
+
+
+def test_a_kin_tie_its_document_states_the_other_way_round_fails():
+    # "his uncle Guerra" in Ábrego's sentence: Guerra is Ábrego's uncle, not the other way round
+    assert reversed_kin(ABREGO, "Juan García Ábrego is the uncle of Juan Nepomuceno Guerra.") == "uncle"
+    assert reversed_kin(ABREGO, "Juan Nepomuceno Guerra is the uncle of Juan García Ábrego.") == ""
+    assert reversed_kin("Colin Hanks, the son of Tom Hanks, acts.", "Tom Hanks is the son of Colin Hanks.") == "son"
+    # names of one family are told apart by their first words; a tie stated both ways, or never, fails nothing
+    assert reversed_kin("Tom Hanks is the father of Colin Hanks.", "Colin Hanks is the father of Tom Hanks.") == "father"
+    assert reversed_kin("Tom Hanks is the father of Colin Hanks. Colin Hanks is the father of Tom Hanks.",
+                        "Colin Hanks is the father of Tom Hanks.") == ""
+    assert reversed_kin("Colin Hanks is an actor.", "Colin Hanks is the father of Tom Hanks.") == ""
+    docs = [Document("Juan García Ábrego", ABREGO)]
+    items = answer_claims(R.ANSWER, "Juan García Ábrego is the uncle of Juan Nepomuceno Guerra [1]. Juan Nepomuceno "
+                                    "Guerra is the uncle of Juan García Ábrego [1].", docs, "en", final=False)
+    out, trace = _resolve(Verifier(Lenient(), threshold=0.5, schedule="sequential", entity_guard=True), items)
+    assert [s.verdict for s in out] == [R.DROPPED_NLI, R.KEPT]
+    assert any("say the 'uncle' tie the other way round" in n for n in trace.notes)
