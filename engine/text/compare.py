@@ -521,7 +521,8 @@ def _per_side(pair: Sequence[str], sentences: Sequence[str], value: Callable[[st
     for name, other in (pair, pair[::-1]):
         mine = [s for s in sentences if alone(name, other, s)]
         if first is not None:  # a stable sort: document order among equals
-            mine = [s for s in mine if first(name, s)] + [s for s in mine if not first(name, s)]
+            ahead = [first(name, s) for s in mine]
+            mine = [s for s, f in zip(mine, ahead) if f] + [s for s, f in zip(mine, ahead) if not f]
         v = next((v for s in mine if (v := value(s)) is not None), None)
         if v is None:
             return None

@@ -273,9 +273,9 @@ def swapped_act(claim: str, question: str, premise: str, lang: str = "en") -> st
     act is not the question's. English only."""
     if lang != "en":
         return ""
-    asked_acts = _kin_acts(stems(question))
+    asked_acts = _acts_named(stems(question))
     for m in [*_BY_AGENT.finditer(claim), *_AGENT_ACTS.finditer(claim)]:
-        acts = _kin_acts(stems(m.group("acts"))) & asked_acts
+        acts = _acts_named(stems(m.group("acts"))) & asked_acts
         surname = _name_words(m.group("name"))[-1]
         if not acts or len(surname) < 3:
             continue
@@ -303,10 +303,11 @@ def _name_words(name: str) -> list[str]:
 
 @lru_cache(maxsize=1)
 def _act_table() -> tuple[frozenset[str], ...]:
+    """:data:`_ACTS` as stems, one set per act."""
     return tuple(stems(words) for words in _ACTS)
 
 
-def _kin_acts(words: frozenset[str]) -> frozenset[str]:
+def _acts_named(words: frozenset[str]) -> frozenset[str]:
     """The stems of every act of :data:`_ACTS` one of ``words`` (stems) states ("wrote": "written", "author",
     "writer"); empty when they state none."""
     return frozenset().union(*(act for act in _act_table() if act & words))
