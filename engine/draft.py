@@ -662,8 +662,9 @@ def trimmed(d: Draft, f: Facts) -> Draft:
     ..." -> "... produced by Joe Roth.") when those pass the final check too; what they cut holds no word
     of the question or of the answer (the answer step's short answer, else stage 1's sentences; a role the
     question names keeps its verb: "director", "directed") and, for a
-    question asking a date or number, no number the question does not give; an empty aside ("Tenerife ( ; ] ) is
-    ...") goes at any length.
+    question asking a date or number, no number the question does not give, nor a name another passing sentence of the
+    answer names (the link of a chain: "..., based on Shakespeare's Henry V" after "Henry V tells the story of ...
+    the Battle of Agincourt"); an empty aside ("Tenerife ( ; ] ) is ...") goes at any length.
     Documents' sentences run long; the answer needs the clause that carries it."""
     if not f.settings.trim_words or f.lang != "en":
         return d
@@ -676,7 +677,7 @@ def trimmed(d: Draft, f: Facts) -> Draft:
     for s in d.sentences:
         if s.verdict != R.SUPPORTED or _INNER_MARK.search(_ENDING_MARKS.sub("", s.raw)):
             continue  # a citation inside: two documents' sentences run together ("guitarist, [5] Gerry Marsden ...")
-        short = leading_clauses(s.text, keep, numbers, f.settings.trim_words, given)
+        short = leading_clauses(s.text, keep | _linked(s, d.sentences), numbers, f.settings.trim_words, given)
         if short == s.text:
             continue
         block, _ = f.check(with_citations(replace(s, text=short)))
@@ -684,6 +685,14 @@ def trimmed(d: Draft, f: Facts) -> Draft:
             changed[id(s)] = block.sentences[0]
             d = d.note(f"trimmed: {s.raw!r} shown as {block.sentences[0].raw!r}")
     return d.revise(changed) if changed else d
+
+
+def _linked(s: Statement, sentences: Sequence[Statement]) -> frozenset[str]:
+    """The stems of the names ``s`` shares with the other passing ``sentences`` (a nationality aside): the link of a
+    chain of sentences, which :func:`trimmed` keeps."""
+    others = " ".join(o.text for o in sentences if o is not s and o.verdict == R.SUPPORTED)
+    return stems(" ".join(n for n in names(s.text) if n.lower() not in DEMONYMS and found(n, others))) if others \
+        else frozenset()
 
 
 def put_back_statements(d: Draft, f: Facts) -> Draft:

@@ -39,7 +39,7 @@ from .text.compare import (
     two_things,
 )
 from .text.content import FUNCTION_WORDS, answer_words, stems, yes_no_question
-from .text.entities import DEMONYMS, FULL_NAME, NAME_RUN, SUBJECT_NOUN, SUBJECT_PRONOUNS, bare_title, found
+from .text.entities import DEMONYMS, FULL_NAME, NAME_RUN, SUBJECT_NOUN, SUBJECT_PRONOUNS, bare_title, found, namesake
 from .text.entities import names as names_in
 from .text.relations import MONTH, asked, asked_phrase, states
 from .text.relevance import bm25_scores, few_scores
@@ -567,7 +567,12 @@ def lead(picked: Picked, verified: Sequence[Statement], quotes: Sequence[Stateme
     def score(s: Statement) -> int:  # as shown: "The city is located in ..." says its document's title
         return len(answer_words(as_shown(s), question, lang) & key)
 
-    top = max(score(s) for s in pool)
+    # a sentence about a namesake of whom the question names never leads ("Karl Hermann Knoblauch was a German
+    # physicist" for a question about Karl Hermann Frank, stage 1 having named both)
+    heads = [s for s in pool if not namesake(as_shown(s), question)]
+    if not heads:
+        return picked
+    top = max(score(s) for s in heads)
     first = picked.sentences[0] if picked.sentences else None
     if top == 0:
         return picked
@@ -578,7 +583,9 @@ def lead(picked: Picked, verified: Sequence[Statement], quotes: Sequence[Stateme
     if first is not None and kept_first:
         head = first
     else:
-        best = [s for s in verified if score(s) == top] or [s for s in quotes if score(s) == top]
+        leads = {id(s) for s in heads}
+        best = ([s for s in verified if id(s) in leads and score(s) == top]
+                or [s for s in quotes if id(s) in leads and score(s) == top])
         if len(best) > 1:
             best = _most_linked(best, pool, question, titles, texts)
         head = closest(best, question, opening)
@@ -650,6 +657,12 @@ def lead(picked: Picked, verified: Sequence[Statement], quotes: Sequence[Stateme
                        any(n.lower() not in _NAME_ADJECTIVES for n in shared_names(s.text, head.text, question)))
                       for s in pool]
             chain = [head, closest([s for s, n in zip(pool, counts) if n == max(counts)], question)]
+    if len(chain) == 1 and not kept_first and first is not None and _answers_beyond(first, head, question, lang,
+                                                                                    as_shown):
+        # the head says the question's hop ("TI Automotive was acquired by Bain Capital in 2015 ..."), the model's
+        # first pick, from another document, what the question asks of it ("Bain Capital is a global alternative
+        # investment firm based in Boston, Massachusetts"): the chain is both, the hop first
+        chain = [head, first]
     if (not kept_first and len(chain) == 1 and _of_someone_else(head, question, done_by_name(question))
             and first is not None and about(first.text, question)):
         # the question asks what a named one did; a head naming nothing the question names, tied to nothing
@@ -678,6 +691,23 @@ def lead(picked: Picked, verified: Sequence[Statement], quotes: Sequence[Stateme
     note = (f"answer: led by the sentence closest to stage 1's opening {opening!r}: {head.text!r}"
             + (f", then the sentence tying it to the question: {chain[1].text!r}" if len(chain) > 1 else ""))
     return Picked(tuple(sentences), picked.notes + (note,), None)
+
+
+def _answers_beyond(first: Statement, head: Statement, question: str, lang: str,
+                    as_shown: Callable[[Statement], str]) -> bool:
+    """Whether the first pick ``first`` goes on from the ``head`` that replaced it: it cites none of the head's
+    documents, opens with a name the head names and the question does not (the one the head introduces: "Bain Capital
+    is ..."; not "Izurium Capital is a UK-based ...", sharing only "UK") and says two or more content words of the
+    question the head does not ("investment firm" beside "TI Automotive was acquired by Bain Capital in 2015, and its
+    headquarters are located in Oxford, UK")."""
+    if first is head or first.text == head.text or set(first.citations) & set(head.citations):
+        return False
+    text, said = as_shown(first), as_shown(head)
+    opened = NAME_RUN.match(text)
+    if not opened or not found(opened.group(0), said) or found(opened.group(0), question):
+        return False
+    more = answer_words(text, "", lang) & answer_words(question, "", lang) - answer_words(said, "", lang)
+    return len(more) >= 2
 
 
 #: "... did James Byron Dean play ...": an auxiliary, a name, and the verb asked of it (its group)

@@ -148,6 +148,41 @@ def found(name: str, text: str) -> bool:
         and any(abs(len(s) - len(st)) <= 2 and s[:5] == st[:5] for s in stems))
 
 
+#: first words of a place's name, not a person's given name: "New York" and "New Jersey" are no namesakes
+_PLACE_OPENERS = frozenset("new north south east west northern southern eastern western central upper lower great "
+                           "greater united old san santa saint st los las la le fort port mount lake".split())
+
+
+def _name_runs(text: str) -> list[list[str]]:
+    """``text``'s runs of capitalised words (:data:`NAME_RUN`), each as its words, a possessive "'s" removed and
+    the words opening a sentence that name nothing (:data:`COMMON`: "What", "Did") left out."""
+    runs = []
+    for m in NAME_RUN.finditer(text):
+        words = [re.sub(r"['’]s$", "", w) for w in m.group(0).split()]
+        while words and words[0].lower() in COMMON:
+            words = words[1:]
+        if words:
+            runs.append(words)
+    return runs
+
+
+def namesake(text: str, question: str) -> str:
+    """The name in ``text`` of another person with given names of a person the ``question`` names: a run of two or
+    more capitalised words whose words but the last are given names of a run of two or more words of the question
+    (all its words but the last), whose last word is not the question's, where the question's last word (the
+    surname) is found nowhere in ``text`` ("Karl Hermann Knoblauch was a German physicist", "Hermann Knoblauch was
+    one of the six founding members ..." for "What rank was higher than Karl Hermann Frank's rank ...?": distractor
+    documents about a namesake); "" when none. A place's first word ("New", "San", "Lake") makes no given name: "New
+    Jersey" is no namesake of "New York"."""
+    asked = [r for r in _name_runs(question) if len(r) >= 2 and r[0].lower() not in _PLACE_OPENERS]
+    for run in _name_runs(text):
+        for q in asked:
+            if (len(run) >= 2 and set(run[:-1]) <= set(q[:-1]) and run[-1] not in q
+                    and run[0].lower() not in _PLACE_OPENERS and not found(q[-1], text)):
+                return " ".join(run)
+    return ""
+
+
 def _patronymic(a: str, b: str) -> bool:
     """Whether one of two stems is the other with a surname's "-son" / "-sen" ("johnson", "john")."""
     longer, shorter = (a, b) if len(a) > len(b) else (b, a)

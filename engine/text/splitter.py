@@ -57,6 +57,11 @@ _DOUBTFUL_DATE = re.compile(r"(?<=\d)\?(?=\s*(?:\(\s*[a-z]|[–-]\s*\w))")
 _CONDITIONAL = re.compile(r"\b(?:Bros(?=\.\s+(?:Records|Pictures|Entertainment|Television|Animation|Studios?|Music|"
                           r"Interactive|Games|Family|Discovery|Home|Cartoons|Nashville)\b)|Hon(?=\.\s+[A-Z])"
                           r"|(?<![\w.])(?:c|ca|fl|bapt)(?=\.\s*\d))\.")
+#: a one-letter regnal number ending a sentence before a word that opens one ("... based on Shakespeare's Henry V.  The
+#: work is dedicated ..."): pysbd reads "V." as a name's initial and keeps both sentences as one ("George C. Scott",
+#: "Henry V. Smith": the next word is a name, no split)
+_REGNAL_END = re.compile(r"(\b[A-Z][a-z]+\s+[IVX])\.\s+(?=(?:The|A|An|He|She|It|His|Her|Its|They|Their|This|These|In|On|At|"
+                         r"After|During|Since|From)\s)")
 _LIST_ITEM = re.compile(r"(?:(?<=^)|(?<=[.!?:] ))(\d{1,2})[.)]\s+(?=\S)")
 _BULLET = re.compile(r"^[-*•·]\s*")
 _LINE_NUMBER = re.compile(r"^\d{1,2}[.)]\s+(?=\S)")
@@ -160,8 +165,10 @@ def _protect(line: str, lang: str) -> str:
 
 
 def _segments(line: str, lang: str) -> list[str]:
-    return [s.replace(_DOT, ".").replace(_CLOSE, ")").replace(_UNSURE, "?").strip()
-            for s in _segmenter(lang).segment(_protect(line, lang))]
+    pieces = _segmenter(lang).segment(_protect(line, lang))
+    if lang == "en":  # "... Henry V.  The work ...": two sentences (:data:`_REGNAL_END`)
+        pieces = [p for piece in pieces for p in _REGNAL_END.sub("\\1.\n", piece).split("\n")]
+    return [s.replace(_DOT, ".").replace(_CLOSE, ")").replace(_UNSURE, "?").strip() for s in pieces]
 
 
 def split_sentences(text: str, lang: str = "en") -> list[str]:

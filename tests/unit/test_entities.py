@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from vericite.engine import records as R
 from vericite.engine.verifier import Verifier, answer_claims
-from vericite.engine.text.entities import (found, names, names_itself, pronoun_of_another, self_related, swapped_subject,
+from vericite.engine.text.entities import (found, names, names_itself, namesake, pronoun_of_another, self_related, swapped_subject,
                                           unsupported_names)
 from vericite.engine.pipeline import Settings, VeriCite
 from vericite.engine.records import Document, StageTrace
@@ -302,3 +302,14 @@ def test_a_kin_tie_its_document_states_the_other_way_round_fails():
     out, trace = _resolve(Verifier(Lenient(), threshold=0.5, schedule="sequential", entity_guard=True), items)
     assert [s.verdict for s in out] == [R.DROPPED_NLI, R.KEPT]
     assert any("say the 'uncle' tie the other way round" in n for n in trace.notes)
+
+
+def test_a_namesake_shares_given_names_with_a_person_the_question_names_but_not_the_surname():
+    q = "What rank was higher than Karl Hermann Frank's rank until April 1942?"
+    assert namesake("Karl Hermann Knoblauch (11 April 1820 - 30 June 1895) was a German physicist.", q) == \
+        "Karl Hermann Knoblauch"
+    assert namesake("Hermann Knoblauch was one of the founding members of the society.", q) == "Hermann Knoblauch"
+    assert namesake("Karl Hermann Frank was a Nazi official.", q) == ""  # the person asked of
+    assert namesake("Hermann Knoblauch met Frank in Prague.", q) == ""  # the surname is there: about him too
+    assert namesake("The April Theses were published.", q) == ""
+    assert namesake("New Jersey is a state.", "Where is New York City?") == ""  # places, not given names

@@ -1543,3 +1543,36 @@ def test_stage_1_s_answer_does_not_replace_a_first_pick_saying_the_question_with
     orion = fact("Orion Pictures was founded by Arthur Krim in 1978.", (2,))
     picked = SEL.compose(SEL.Selection("Arthur Krim", (0,)), [uhf, orion], q2, opening="Arthur Krim founded Orion.")
     assert picked.sentences[0] is orion
+
+
+def test_a_sentence_about_a_namesake_never_leads():
+    # stage 1 named a namesake beside the question's man; the sentence about him shares the most words with it
+    q = "What rank was higher than Karl Hermann Frank's rank until April 1942?"
+    frank = fact("Karl Hermann Frank was a Nazi official and an SS-Obergruppenfuehrer.", (2,))
+    knob = fact("Karl Hermann Knoblauch was a German physicist.", (4,))
+    opening = "Karl Hermann Frank's rank was higher than Karl Hermann Knoblauch's rank until April 1942."
+    titles = ["Obergruppenfuehrer", "Karl Hermann Frank", "Plajner", "Hermann Knoblauch"]
+    picked = SEL.compose(SEL.Selection(frank.text, (0, 1)), [frank, knob], q, titles=titles, opening=opening,
+                         quotes=[quote("He was one of the founding members of the society in 1845.", 4)])
+    assert [s.text for s in picked.sentences] == [frank.text]
+    # the same sentence about the man himself leads as before
+    himself = fact("Karl Hermann Frank was a German physicist.", (4,))
+    picked = SEL.compose(SEL.Selection(frank.text, (0, 1)), [frank, himself], q, titles=titles,
+                         opening=opening.replace("Knoblauch's", "a physicist's"))
+    assert picked.sentences[0].text == himself.text
+
+
+def test_a_lead_saying_the_hop_keeps_the_first_pick_saying_what_the_question_asks_of_it():
+    q = "Where is the investment firm that acquired TI Automotive in 2015 headquartered?"
+    bain = fact("Bain Capital is a global alternative investment firm based in Boston, Massachusetts.", (5,))
+    ti = fact("TI Automotive was acquired by Bain Capital in 2015, and its headquarters are located in Oxford, UK.", (4,))
+    picked = SEL.compose(SEL.Selection(bain.text, (0,)), [bain, ti], q, opening=ti.text)
+    assert [s.text for s in picked.sentences] == [ti.text, bain.text]
+    # from the head's own document, the pick goes on from nothing: the head alone, as before
+    own = replace(bain, citations=(4,))
+    picked = SEL.compose(SEL.Selection(own.text, (0,)), [own, ti], q, opening=ti.text)
+    assert [s.text for s in picked.sentences] == [ti.text]
+    # a pick naming nothing the head names is no next hop either
+    other = fact("Izurium Capital is a UK-based investment firm headquartered in London.", (3,))
+    picked = SEL.compose(SEL.Selection(other.text, (0,)), [other, ti], q, opening=ti.text)
+    assert [s.text for s in picked.sentences] == [ti.text]

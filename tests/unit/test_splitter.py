@@ -300,3 +300,13 @@ def test_numbers_in_brackets_are_no_numbered_list():
     assert split_sentences("He lived (1900–1950). She (b. 1920) came.") == ["He lived (1900–1950).", "She (b. 1920) came."]
     assert split_sentences("Tao (365? –427) was a poet (317-420) here.") == ["Tao (365? –427) was a poet (317-420) here."]
     assert split_sentences("Steps: 1) mix. 2) bake.") == ["Steps:", "1) mix.", "2) bake."]  # a real list is untouched
+
+
+def test_a_one_letter_regnal_number_ends_a_sentence_before_a_word_opening_one():
+    text = ("It premiered a concert overture based on Shakespeare's Henry V.  The work is dedicated to the orchestra.  "
+            "George C. Scott was an actor. Henry V. Smith is a name. Pope Pius X. He died.")
+    assert split_sentences(text) == ["It premiered a concert overture based on Shakespeare's Henry V.",
+                                     "The work is dedicated to the orchestra.", "George C. Scott was an actor.",
+                                     "Henry V. Smith is a name.", "Pope Pius X.", "He died."]
+    assert split_statements("It is based on Henry V [1]. The work is new [2].") == [
+        "It is based on Henry V [1].", "The work is new [2]."]

@@ -688,3 +688,17 @@ def test_a_question_fails_the_final_check_and_stage_1_planning_aloud_is_no_openi
     assert _opening(q, [plan, answer]) == answer and _opening(q, [plan]) == ""
     assert _opening(q, ["I will analyze the process step by step.", answer]) == answer
     assert _opening(q, ["Irene Curie split the atom in 1938.", answer]) == "Irene Curie split the atom in 1938."
+
+
+def test_a_trim_keeps_the_clause_naming_what_another_sentence_of_the_answer_names():
+    # "... based on Shakespeare's Henry V" links the overture to the play the other sentence ties to the battle
+    play = "Henry V tells the story of King Henry V of England, focusing on the Battle of Agincourt."
+    work = ("In March 2015, the New Jersey Symphony Orchestra premiered Kubian's latest work, O for a Muse of Fire, "
+            "a concert overture for full orchestra and vocal soloist, based on Shakespeare's Henry V.")
+    f = replace(fake_facts(), question="Kubian's O for a Muse of Fire is based upon which battle?")
+    both = D.with_citations(sentence(play, (2,))) + " " + D.with_citations(sentence(work))
+    assert D.trimmed(D.final_check(D.Draft.of(both), f), f).text() == both
+    # alone, nothing else names Henry V: the leading clauses stand for it
+    alone = D.trimmed(D.final_check(D.Draft.of(D.with_citations(sentence(work))), f), f).text()
+    assert alone == ("In March 2015, the New Jersey Symphony Orchestra premiered Kubian's latest work, O for a Muse "
+                     "of Fire [1].")
