@@ -3,8 +3,8 @@ from __future__ import annotations
 
 from vericite.engine import records as R
 from vericite.engine.verifier import Verifier, answer_claims
-from vericite.engine.text.entities import (found, names, names_itself, namesake, pronoun_of_another, self_related, swapped_subject,
-                                          unsupported_names)
+from vericite.engine.text.entities import (found, names, names_itself, namesake, pronoun_of_another, self_related,
+                                          swapped_subject, unsupported_names)
 from vericite.engine.pipeline import Settings, VeriCite
 from vericite.engine.records import Document, StageTrace
 from vericite.engine.text.relations import reversed_kin
