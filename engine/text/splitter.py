@@ -6,7 +6,8 @@ the pipeline and the evaluator alike:
 - Only "\\n" breaks a line; other line and paragraph separators (\\r, \\v, \\f, \\x1c-\\x1e,
   U+0085, U+2028, U+2029) are spaces, as in the citation grammar, which forbids "\\n" only.
 - Abbreviations that pysbd splits after ("et al.", Russian "т.е.", "т. д.", ...) are kept inside
-  their sentence.
+  their sentence; a one-letter regnal number pysbd reads as an initial ("... Henry V.  The work ...") ends
+  its sentence before a word that opens one.
 - Numbered or bulleted list items become separate statements without their numbers
   ("Steps: 1. Mix flour [1]. 2. Bake [2]." -> "Mix flour [1].", "Bake [2]."); a lead-in that
   ends with ":" and cites nothing ("Steps:") is not a statement.
