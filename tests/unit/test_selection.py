@@ -1576,3 +1576,16 @@ def test_a_lead_saying_the_hop_keeps_the_first_pick_saying_what_the_question_ask
     other = fact("Izurium Capital is a UK-based investment firm headquartered in London.", (3,))
     picked = SEL.compose(SEL.Selection(other.text, (0,)), [other, ti], q, opening=ti.text)
     assert [s.text for s in picked.sentences] == [ti.text]
+
+
+def test_a_first_pick_stating_the_relation_before_its_tie_is_the_whole_chain():
+    q = "What was Nintendo's limit on games per developer per year on the platform that plays Drac's Night Out?"
+    limit = fact("Each third-party developer could only release up to five games per year.", (2,))
+    tie = fact("Drac's Night Out was developed for the Nintendo Entertainment System.", (1,))
+    console = quote("The Nintendo Entertainment System is an 8-bit home video game console.", 5)
+    titles = ["Drac's Night Out", "Super Nintendo Entertainment System", "", "", "Nintendo Entertainment System"]
+    kept = SEL.next_hop(SEL.Picked((limit, tie), ()), [limit, tie], [console], q, titles=titles)
+    assert kept.sentences == (limit, tie)
+    # the tie alone stops at the first hop: the sentence stating what the question asks of the console leads
+    hop = SEL.next_hop(SEL.Picked((tie,), ()), [tie], [console], q, titles=titles)
+    assert hop.sentences == (console, tie)
