@@ -7,7 +7,8 @@ the pipeline and the evaluator alike:
   U+0085, U+2028, U+2029) are spaces, as in the citation grammar, which forbids "\\n" only.
 - Abbreviations that pysbd splits after ("et al.", Russian "т.е.", "т. д.", ...) are kept inside
   their sentence; a one-letter regnal number pysbd reads as an initial ("... Henry V.  The work ...") ends
-  its sentence before a word that opens one.
+  its sentence before a word that opens one; in a passage, so does a quotation's closing stop before two
+  spaces and a capital ("... "Must you bury the tune?"  In his autobiography ...").
 - Numbered or bulleted list items become separate statements without their numbers
   ("Steps: 1. Mix flour [1]. 2. Bake [2]." -> "Mix flour [1].", "Bake [2]."); a lead-in that
   ends with ":" and cites nothing ("Steps:") is not a statement.
@@ -63,6 +64,9 @@ _CONDITIONAL = re.compile(r"\b(?:Bros(?=\.\s+(?:Records|Pictures|Entertainment|T
 #: "Henry V. Smith": the next word is a name, no split)
 _REGNAL_END = re.compile(r"(\b[A-Z][a-z]+\s+[IVX])\.\s+(?=(?:The|A|An|He|She|It|His|Her|Its|They|Their|This|These|In|On|At|"
                          r"After|During|Since|From)\s)")
+#: a quotation closing a sentence, then two spaces and a capital (""Must you bury the tune?"  In his autobiography,
+#: ..."): pysbd keeps a stop inside quotes in its sentence; the two spaces end it
+_QUOTED_END = re.compile(r"([.?!][\"”])\s{2,}(?=[A-Z])")
 _LIST_ITEM = re.compile(r"(?:(?<=^)|(?<=[.!?:] ))(\d{1,2})[.)]\s+(?=\S)")
 _BULLET = re.compile(r"^[-*•·]\s*")
 _LINE_NUMBER = re.compile(r"^\d{1,2}[.)]\s+(?=\S)")
@@ -165,10 +169,12 @@ def _protect(line: str, lang: str) -> str:
     return _CONDITIONAL.sub(lambda m: m.group(0)[:-1] + _DOT, line) if lang == "en" else line
 
 
-def _segments(line: str, lang: str) -> list[str]:
+def _segments(line: str, lang: str, passage: bool = False) -> list[str]:
     pieces = _segmenter(lang).segment(_protect(line, lang))
     if lang == "en":  # "... Henry V.  The work ...": two sentences (:data:`_REGNAL_END`)
         pieces = [p for piece in pieces for p in _REGNAL_END.sub("\\1.\n", piece).split("\n")]
+    if passage:  # a document's '... the tune?"  In his ...' (:data:`_QUOTED_END`; an answer's citation marks follow)
+        pieces = [p for piece in pieces for p in _QUOTED_END.sub("\\1\n", piece).split("\n")]
     return [s.replace(_DOT, ".").replace(_CLOSE, ")").replace(_UNSURE, "?").strip() for s in pieces]
 
 
@@ -182,7 +188,7 @@ def split_sentences(text: str, lang: str = "en") -> list[str]:
     out = []
     for line in _lines(text):
         cancel.check()  # pysbd's time per piece is bounded (MAX_LINE), so this bounds a stop's delay
-        out += [s for s in _segments(line, lang) if s]
+        out += [s for s in _segments(line, lang, passage=True) if s]
     return out
 
 

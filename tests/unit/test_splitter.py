@@ -310,3 +310,12 @@ def test_a_one_letter_regnal_number_ends_a_sentence_before_a_word_opening_one():
                                      "Henry V. Smith is a name.", "Pope Pius X.", "He died."]
     assert split_statements("It is based on Henry V [1]. The work is new [2].") == [
         "It is based on Henry V [1].", "The work is new [2]."]
+
+
+def test_a_passages_quotation_closing_a_sentence_before_two_spaces_ends_it():
+    text = 'The lyrics lament: "I keep saying, "Must you bury the tune?"  In his autobiography, Rodgers described it.'
+    assert split_sentences(text) == ['The lyrics lament: "I keep saying, "Must you bury the tune?"',
+                                     "In his autobiography, Rodgers described it."]
+    assert split_sentences('He asked "why?" and left.') == ['He asked "why?" and left.']
+    # an answer keeps it whole: its citation marks come after
+    assert split_statements('He sang "Tune?"  It was new [1].') == ['He sang "Tune?"  It was new [1].']
