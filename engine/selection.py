@@ -567,9 +567,11 @@ def lead(picked: Picked, verified: Sequence[Statement], quotes: Sequence[Stateme
     def score(s: Statement) -> int:  # as shown: "The city is located in ..." says its document's title
         return len(answer_words(as_shown(s), question, lang) & key)
 
-    # a sentence about a namesake of whom the question names never leads ("Karl Hermann Knoblauch was a German
-    # physicist" for a question about Karl Hermann Frank, stage 1 having named both)
-    heads = [s for s in pool if not namesake(as_shown(s), question)]
+    # a sentence about a namesake of whom the question names, or of a document opening about one, never leads ("Karl
+    # Hermann Knoblauch was a German physicist", "He was one of the six founding members ..." for a question about
+    # Karl Hermann Frank, stage 1 having named both)
+    namesakes = {k + 1 for k, t in enumerate(texts) if (o := _OPENING.match(t)) and namesake(o.group(0), question)}
+    heads = [s for s in pool if not namesake(as_shown(s), question) and not set(s.citations) & namesakes]
     if not heads:
         return picked
     top = max(score(s) for s in heads)

@@ -153,6 +153,17 @@ _PLACE_OPENERS = frozenset("new north south east west northern southern eastern 
                            "greater united old san santa saint st los las la le fort port mount lake".split())
 
 
+#: words of things' names, not people's: a run holding one names no person ("Tanjong Pagar Centre", "Green Party")
+_THING_WORDS = frozenset("""league party pact treaty mountains mountain plateau town city state county district province
+river lake bay strait sea ocean island islands rock hill valley park bridge road street station airport port harbour
+harbor university college school academy institute club team association federation society union centre center
+museum gallery library house hall church cathedral temple company corporation group band records album film series
+show season war battle army navy brigade battalion division regiment constituency emperor empire kingdom dynasty king
+queen prince princess doctor general major captain sir lord lady saint trouble bloods skies plaza tower inn trip
+festival award awards cup championship tournament games olympics grc radio government governor program programme
+provider base hotel quartet mi de la le el los las del di da van von""".split())
+
+
 def _name_runs(text: str) -> list[list[str]]:
     """``text``'s runs of capitalised words (:data:`NAME_RUN`), each as its words, a possessive "'s" removed and
     the words opening a sentence that name nothing (:data:`COMMON`: "What", "Did") left out."""
@@ -167,20 +178,28 @@ def _name_runs(text: str) -> list[list[str]]:
 
 
 def namesake(text: str, question: str) -> str:
-    """The name in ``text`` of another person with given names of a person the ``question`` names: a run of two or
-    more capitalised words whose words but the last are given names of a run of two or more words of the question
-    (all its words but the last), whose last word is not the question's, where the question's last word (the
-    surname) is found nowhere in ``text`` ("Karl Hermann Knoblauch was a German physicist", "Hermann Knoblauch was
-    one of the six founding members ..." for "What rank was higher than Karl Hermann Frank's rank ...?": distractor
-    documents about a namesake); "" when none. A place's first word ("New", "San", "Lake") makes no given name: "New
-    Jersey" is no namesake of "New York"."""
-    asked = [r for r in _name_runs(question) if len(r) >= 2 and r[0].lower() not in _PLACE_OPENERS]
+    """The name in ``text`` of another person with two given names of a person the ``question`` names: a run of three
+    or more capitalised words (:func:`_a_person`) whose words but the last are two or more of the given names of a run
+    of the question (all its words but the last), whose last word is not the question's, where the question's last
+    word (the surname) is found nowhere in ``text`` ("Karl Hermann Knoblauch was a German physicist" for "What rank was
+    higher than Karl Hermann Frank's rank ...?": a distractor document about a namesake); "" when none. One first name
+    is shared by too many ("George Mikan" is the answer to a question about George Harry Yardley's record), and a
+    place's first word makes no given name ("New Jersey", "New York")."""
+    asked = [r for r in _name_runs(question) if len(r) >= 3 and _a_person(r)]
     for run in _name_runs(text):
         for q in asked:
-            if (len(run) >= 2 and set(run[:-1]) <= set(q[:-1]) and run[-1] not in q
-                    and run[0].lower() not in _PLACE_OPENERS and not found(q[-1], text)):
+            if (len(run) >= 3 and _a_person(run) and set(run[:-1]) <= set(q[:-1]) and run[-1] not in q
+                    and not found(q[-1], text)):
                 return " ".join(run)
     return ""
+
+
+def _a_person(run: Sequence[str]) -> bool:
+    """Whether a run of capitalised words reads as a person's name: two or more words of letters, none a word of
+    things' names (:data:`_THING_WORDS`: "Warsaw Treaty", "Ozark Plateau", "Doctor Who", "Football League") and the
+    first no place's opener ("New", "San")."""
+    return (len(run) >= 2 and run[0].lower() not in _PLACE_OPENERS
+            and all(w.isalpha() and w.lower() not in _THING_WORDS for w in run))
 
 
 def _patronymic(a: str, b: str) -> bool:

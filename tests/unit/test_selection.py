@@ -1552,9 +1552,16 @@ def test_a_sentence_about_a_namesake_never_leads():
     knob = fact("Karl Hermann Knoblauch was a German physicist.", (4,))
     opening = "Karl Hermann Frank's rank was higher than Karl Hermann Knoblauch's rank until April 1942."
     titles = ["Obergruppenfuehrer", "Karl Hermann Frank", "Plajner", "Hermann Knoblauch"]
+    texts = ["Obergruppenfuehrer was a rank.", "Karl Hermann Frank was a Nazi official.", "Plajner was a scout.",
+             "Karl Hermann Knoblauch was a German physicist. He was one of the founding members of the society."]
+    member = quote("Hermann Knoblauch was one of the founding members of the Knoblauch society in 1845.", 4)
     picked = SEL.compose(SEL.Selection(frank.text, (0, 1)), [frank, knob], q, titles=titles, opening=opening,
-                         quotes=[quote("He was one of the founding members of the society in 1845.", 4)])
+                         quotes=[member], texts=texts)
     assert [s.text for s in picked.sentences] == [frank.text]
+    # a sentence of the namesake's document not naming him leads when the documents are not read
+    picked = SEL.compose(SEL.Selection(frank.text, (0, 1)), [frank, knob], q, titles=titles, opening=opening,
+                         quotes=[member])
+    assert picked.sentences[0].text == member.text
     # the same sentence about the man himself leads as before
     himself = fact("Karl Hermann Frank was a German physicist.", (4,))
     picked = SEL.compose(SEL.Selection(frank.text, (0, 1)), [frank, himself], q, titles=titles,
