@@ -799,11 +799,11 @@ def next_hop(picked: Picked, verified: Sequence[Statement], quotes: Sequence[Sta
     the question. A later pick that states the relation and names the first hop's new name is the answer already and
     leads, the other picks following ("Krull is a 1983 ... film directed by Peter Yates and produced by Ron Silverman"
     before "Stanford Sherman is ... known for ... "Krull""); one stating it of the question's names alone leaves the
-    picks as they are, and so does a first pick stating the relation with the sentence naming the question's names
-    right after it (the lead's answer and its tie: "Each third-party developer could only release up to five games per
-    year", then "Drac's Night Out was developed for the Nintendo Entertainment System"). Nothing changes for a yes/no
-    question, a comparison or a question about what two things share ("both", "in common"), or when no sentence
-    qualifies.
+    picks as they are, and so does a first pick stating the relation, naming no one neither the question nor the next
+    pick names, with that sentence naming the question's names right after it (the lead's answer and its tie: "Each
+    third-party developer could only release up to five games per year", then "Drac's Night Out was developed for the
+    Nintendo Entertainment System"). Nothing changes for a yes/no question, a comparison or a question about what two
+    things share ("both", "in common"), or when no sentence qualifies.
     """
     wanted = asked(question, lang)
     if not picked.sentences or not wanted or yes_no_question(question) or choices(question) or _SHARED.search(question):
@@ -834,10 +834,13 @@ def next_hop(picked: Picked, verified: Sequence[Statement], quotes: Sequence[Sta
     full = [m.group(0) for m in _FULL_NAME.finditer(head.text) if set(m.group(0).split()) & set(new)]
     # a pick stating the relation of someone neither the question nor the first hop names answers nothing
     # ("Georgy Ivanov fought in World War II at the Battle of the Dnieper" beside the Battle of Berlin)
-    if len(picked.sentences) > 1 and picked.sentences[1] is head and states(picked.sentences[0].text, wanted, lang):
+    opener = picked.sentences[0]
+    if len(picked.sentences) > 1 and picked.sentences[1] is head and states(opener.text, wanted, lang) and not [
+            n for n in names_in(opener.text) if not found(n, question) and not found(n, head.text) and not _no_one(n)]:
         # the lead put the sentence stating the relation first and its tie to the question after it ("Each third-party
         # developer could only release up to five games per year", then "Drac's Night Out was developed for the
-        # Nintendo Entertainment System"): the chain is whole
+        # Nintendo Entertainment System"): the chain is whole; not when it says it of someone neither names ("Georgy
+        # Ivanov fought in World War II ...")
         return picked
     stating = [s for s in picked.sentences if states(s.text, wanted, lang)
                and (any(found(n, s.text) for n in asked_of) or any(f in s.text for f in full))]
