@@ -344,7 +344,8 @@ def in_common(question: str, sentences: Sequence[str]) -> str:
     before the kind asked for ("film") in both when several are, else the one no word follows in either
     ("film director", "film editor and director" -> "director"; for "What professions ...?", or a profession
     asked in the singular, up to three of them: "director and producer");
-    for a profession only a word naming a role ("author", not "novels"); for "in which country?" the country both
+    for a profession (also "what type of profession") only a word naming a role ("author", not "novels"; not "tour",
+    which both sentences of a wrestler and a singer say); for "in which country?" the country both
     name (:func:`_shared_place`: "China"). "" when the question asks no such
     thing or one a name answers ("what award"), a side has no sentence, or the two share no such word or
     several. A sentence-pair checker cannot join two documents' sentences."""
@@ -356,9 +357,12 @@ def in_common(question: str, sentences: Sequence[str]) -> str:
         return _shared_place(question, pair, sentences)
     if noun and noun.group(1).lower() not in _KINDS:  # "what award": a name, not a word both sentences use
         return ""
-    role = bool(noun and noun.group(1).lower().rstrip("s") in ("profession", "occupation", "job", "career"))
+    # "what type of profession": the profession is asked ("type of film": a kind of film, as "what type")
+    of = re.match(r"\s*of\s+([a-z]+)", question[noun.end():], re.I) if noun else None
+    what = (of.group(1) if of and of.group(1).lower() in _KINDS else noun.group(1) if noun else "").lower()
+    role = what.rstrip("s") in ("profession", "occupation", "job", "career")
     # a genre is not what the things are ("rock", not "band"); a type of publication may be ("magazine")
-    subtype = bool(noun and noun.group(1).lower().rstrip("s") in ("genre", "style"))
+    subtype = what.rstrip("s") in ("genre", "style")
     asked = f"{question} {' '.join(pair)}"
 
     def words(sentence: str) -> list[str] | None:  # its lower-case content words the question lacks ("about" is none)

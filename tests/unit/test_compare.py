@@ -718,3 +718,18 @@ def test_documents_naming_both_make_the_comparison_only_in_a_sentence_naming_the
     assert restates_comparison("Debi Thomas has won the most Olympic medals for figure skating.", q, docs)
     assert not restates_comparison("Katarina Witt has won the most Olympic medals for figure skating.", q,
                                    docs + " Katarina Witt won the most Olympic medals of any figure skater.")
+
+
+def test_a_type_of_profession_asked_is_answered_by_a_role_only():
+    q = "What type of profession does Chris Jericho and Gary Barlow have in common?"
+    jericho = ("Christopher Keith Irvine, better known as Chris Jericho, is a Canadian-American professional wrestler "
+               "and musician, currently on a hiatus due to an expected tour with Fozzy.")
+    barlow = "Gary Barlow is an English singer and musician who went on a solo tour in 2013."
+    assert in_common(q, [jericho, barlow]) == "musician"
+    # "tour" is no profession: with no role both say, nothing
+    barlow = "Gary Barlow is an English singer who went on a solo tour in 2013."
+    assert in_common(q, [jericho, barlow]) == ""
+    # a type of film is still a kind of film: the word both say before it
+    films = ["Sicko is a 2007 American documentary film by Michael Moore.",
+             "Bitter Jester is a 2003 documentary film directed by Maija DiGiorgio."]
+    assert in_common("Bitter Jester and Sicko are both what kind of film?", films) == "documentary"
