@@ -832,8 +832,6 @@ def next_hop(picked: Picked, verified: Sequence[Statement], quotes: Sequence[Sta
     head: Statement = found_head
     # the new one's full names: "Miami" of "the University of Miami" for "the school that owns the Miami Hurricane"
     full = [m.group(0) for m in _FULL_NAME.finditer(head.text) if set(m.group(0).split()) & set(new)]
-    # a pick stating the relation of someone neither the question nor the first hop names answers nothing
-    # ("Georgy Ivanov fought in World War II at the Battle of the Dnieper" beside the Battle of Berlin)
     opener = picked.sentences[0]
     if len(picked.sentences) > 1 and picked.sentences[1] is head and states(opener.text, wanted, lang) and not [
             n for n in names_in(opener.text) if not found(n, question) and not found(n, head.text) and not _no_one(n)]:
@@ -842,6 +840,8 @@ def next_hop(picked: Picked, verified: Sequence[Statement], quotes: Sequence[Sta
         # Nintendo Entertainment System"): the chain is whole; not when it says it of someone neither names ("Georgy
         # Ivanov fought in World War II ...")
         return picked
+    # a pick stating the relation of someone neither the question nor the first hop names answers nothing
+    # ("Georgy Ivanov fought in World War II at the Battle of the Dnieper" beside the Battle of Berlin)
     stating = [s for s in picked.sentences if states(s.text, wanted, lang)
                and (any(found(n, s.text) for n in asked_of) or any(f in s.text for f in full))]
     if stating:

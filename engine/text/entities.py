@@ -185,13 +185,19 @@ def namesake(text: str, question: str) -> str:
     higher than Karl Hermann Frank's rank ...?": a distractor document about a namesake); "" when none. One first name
     is shared by too many ("George Mikan" is the answer to a question about George Harry Yardley's record), and a
     place's first word makes no given name ("New Jersey", "New York")."""
-    asked = [r for r in _name_runs(question) if len(r) >= 3 and _a_person(r)]
-    for run in _name_runs(text):
+    asked = _people_of(question)
+    for run in _name_runs(text) if asked else ():
         for q in asked:
             if (len(run) >= 3 and _a_person(run) and set(run[:-1]) <= set(q[:-1]) and run[-1] not in q
                     and not found(q[-1], text)):
                 return " ".join(run)
     return ""
+
+
+@lru_cache(maxsize=256)  # one question is read against every candidate sentence
+def _people_of(question: str) -> tuple[list[str], ...]:
+    """The question's runs of three or more words that read as a person's name (:func:`_a_person`)."""
+    return tuple(r for r in _name_runs(question) if len(r) >= 3 and _a_person(r))
 
 
 def _a_person(run: Sequence[str]) -> bool:
