@@ -818,6 +818,28 @@ _QUESTION_NAME = re.compile(r"(?<![\w'’-])" + FULL_NAME)
 _ASKING = frozenset("how why did does do can could would should will has have had is are was were".split())
 
 
+def asked_names(question: str) -> list[tuple[str, list[str]]]:
+    """The names an English ``question`` names, in order, each as (the run as written from its first name word, its
+    possessive "'s" removed; the run's words that count): the question's capitalised runs with their "of" parts,
+    their words as :func:`~vericite.engine.text.entities.names` keeps them (not "Which", "The"), but a nationality
+    ("American") or the question's opening "How", "Did"; runs with no such word are left out. Not for Russian (a
+    question's opening word is capitalised there)."""
+    out = []
+    for m in _QUESTION_NAME.finditer(question):
+        words = [w for w in names(m.group(0)) if w.lower() not in DEMONYMS
+                 and not (m.start() == question.find(w) and w.lower() in _ASKING)]
+        if words:
+            out.append((re.sub(r"['’]s?$", "", m.group(0)[m.group(0).index(words[0]):]), words))
+    return out
+
+
+def left_out(asked: Sequence[tuple[str, list[str]]], text: str) -> list[str]:
+    """The runs of ``asked`` (:func:`asked_names`) that ``text`` mentions too little of: fewer than half their words
+    :func:`~vericite.engine.text.entities.found` ("Rock and Roll Hall of Fame" is in "the Rock Hall", "Modern
+    Drummer Hall of Fame" is not in "the drummer"); in order, each once."""
+    return list(dict.fromkeys(run for run, words in asked if 2 * sum(found(w, text) for w in words) < len(words)))
+
+
 def uncovered(d: Draft, f: Facts) -> Draft:
     """A warning (:data:`UNCOVERED`), the answer unchanged, when its passing sentences mention too little of a name
     the question names ("Counterparts" of "Which Canadian rock band released a song called "Counterparts" and had a
@@ -832,12 +854,7 @@ def uncovered(d: Draft, f: Facts) -> Draft:
     shown = " ".join(s.text for s in d.sentences if s.verdict == R.SUPPORTED)
     if f.lang != "en" or not shown.strip():  # a Russian question's opening word is capitalised ("Городом какого ...")
         return d
-    left = []
-    for m in _QUESTION_NAME.finditer(f.question):
-        words = [w for w in names(m.group(0)) if w.lower() not in DEMONYMS
-                 and not (m.start() == f.question.find(w) and w.lower() in _ASKING)]
-        if words and 2 * sum(found(w, shown) for w in words) < len(words):
-            left.append(re.sub(r"['’]s?$", "", m.group(0)[m.group(0).index(words[0]):]))
+    left = left_out(asked_names(f.question), shown)
     if not left:
         return d
     said = ", ".join(f'"{n}"' for n in dict.fromkeys(left))

@@ -39,7 +39,17 @@ from .text.compare import (
     two_things,
 )
 from .text.content import FUNCTION_WORDS, answer_words, stems, yes_no_question
-from .text.entities import DEMONYMS, FULL_NAME, NAME_RUN, SUBJECT_NOUN, SUBJECT_PRONOUNS, bare_title, found, namesake
+from .text.entities import (
+    DEMONYMS,
+    FULL_NAME,
+    NAME_RUN,
+    SUBJECT_NOUN,
+    SUBJECT_PRONOUNS,
+    bare_title,
+    found,
+    namesake,
+    opening_name,
+)
 from .text.entities import names as names_in
 from .text.relations import MONTH, asked, asked_phrase, states
 from .text.relevance import bm25_scores, few_scores
@@ -396,6 +406,7 @@ def compose(sel: Selection, verified: Sequence[Statement], question: str, lang: 
     elif not sel.yes_no:
         picked = lead(picked, verified, quotes, question, opening, lang, titles, texts, answer=sel.answer)
         picked = next_hop(picked, verified, quotes, question, lang, titles, texts)
+        picked = covering(picked, verified, question, lang)
     resolved = tuple(resolve_pronoun(s, titles, texts) for s in picked.sentences)
     changed = [f"{a.text!r} -> {b.text!r}" for a, b in zip(picked.sentences, resolved) if a is not b]
     notes = picked.notes + ((f"answer: pronouns resolved to the cited document's title: {changed}",) if changed else ())
@@ -902,6 +913,77 @@ def next_hop(picked: Picked, verified: Sequence[Statement], quotes: Sequence[Sta
     note = (f"answer: the first sentence stops at the first hop; led by the sentence stating what the question "
             f"asks of {new}: {hop.text!r}")
     return Picked((hop, head), picked.notes + (note,), picked.caveat)
+
+
+#: a question asking who or which one ("Which American comedian starred in ...", "What company ...", "... and is now
+#: the current commissioner who is he?"): the answer is the one the sentences are about
+_WHO_ONE = re.compile(r"^(?:Which|What|Who)\b(?!\s+(?:is|was|are|were|did|does|do)\s+(?:the\s+)?(?:name|year|date|"
+                      r"number|type|kind)\b)|\bwho\s+(?:is|was)\s+(?:he|she)\W*$")
+
+
+def covering(picked: Picked, verified: Sequence[Statement], question: str, lang: str = "en") -> Picked:
+    """``picked`` replaced by the verified sentences about one other subject that between them mention every name the
+    question names, when ``picked``'s sentences leave one out.
+
+    The answer step follows stage 1's pick, and stage 1 often names the first one that fits half of the question
+    ("John Belushi starred in the original cast of Saturday Night Live" for "Which American comedian starred in the
+    original cast of Saturday Night Live and played Stan Winters in the sitcom Martin?"), while the checker has kept
+    the document's sentences about the one that fits all of it ("Garrett Morris starred in the original cast ...",
+    "Garrett Morris played Stan Winters in the sitcom Martin"). Names are :func:`~vericite.engine.draft.asked_names`,
+    counted as :func:`~vericite.engine.draft.left_out` counts them (the ``answer:uncovered`` warning's reading). A
+    subject is the name of two words or more a verified sentence opens with as its verb's subject (not one of the
+    question's names; a shorter one inside a longer, "Belushi" of "John Adam Belushi", is the same subject); its
+    sentences are taken
+    greedily, most names first, at most :data:`MAX_PICKS`. Only for an English question asking who or which one
+    (:data:`_WHO_ONE`), an answer without a caveat and a subject ``picked`` does not name; among several subjects
+    covering every name, the one whose verified sentences say the most words of the question; else (none, or a tie)
+    ``picked`` unchanged.
+    """
+    if lang != "en" or not picked.sentences or picked.caveat is not None or not _WHO_ONE.search(question):
+        return picked
+    asked_runs = D.asked_names(question)
+    shown = " ".join(s.text for s in picked.sentences)
+    if not asked_runs or not D.left_out(asked_runs, shown):
+        return picked
+    subjects: dict[str, list[Statement]] = {}
+    for s in verified:
+        subject = opening_name(s.text)
+        # a name of two words or more: one word is as often a thing's ("Xylitol has the formula ...", beside the
+        # shellite component asked by its formula)
+        if len(names_in(subject)) >= 2 and not any(found(w, question) for w in names_in(subject)):
+            subjects.setdefault(subject, []).append(s)
+    # "Belushi" is "John Adam Belushi": a subject whose words are all in a longer one's joins it
+    for short in sorted(subjects, key=len):
+        longer = [k for k in subjects if k != short and set(short.split()) < set(k.split())]
+        if len(longer) == 1:
+            subjects[longer[0]] += subjects.pop(short)
+    covers = {}
+    for subject, group in subjects.items():
+        if all(found(w, shown) for w in names_in(subject)):
+            continue  # the answer is about it already
+        chosen: list[Statement] = []
+        left = D.left_out(asked_runs, "")
+        while left and len(chosen) < MAX_PICKS:
+            best = max(group, key=lambda s: len(left) - len(D.left_out(asked_runs, " ".join(
+                c.text for c in [*chosen, s]))) if s not in chosen else -1)
+            now = D.left_out(asked_runs, " ".join(c.text for c in [*chosen, best]))
+            if best in chosen or len(now) == len(left):
+                break
+            chosen.append(best)
+            left = now
+        if not left:
+            covers[subject] = chosen
+    # among several, the one whose sentences say the most of the question ("Adam Silver is an American lawyer and
+    # businessman", "... succeeded David Stern", "... the current commissioner of the NBA" over "John Edward Drew was a
+    # two-time NBA All-Star", "... the drug policy instituted by commissioner David Stern"); a tie changes nothing
+    said = {k: _asked(" ".join(s.text for s in subjects[k]), question, lang) for k in covers}
+    top = [k for k in covers if said[k] == max(said.values(), default=0)]
+    if len(top) != 1:
+        return picked
+    subject, chosen = top[0], covers[top[0]]
+    note = (f"answer: the sentences chosen leave out {D.left_out(asked_runs, shown)} of the question; those about "
+            f"{subject!r} name all it names: {[s.text for s in chosen]}")
+    return Picked(tuple(chosen), picked.notes + (note,), picked.caveat)
 
 
 def _names_it(name: str, text: str) -> bool:

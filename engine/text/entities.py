@@ -332,6 +332,14 @@ _ANOTHER_OF_THE_NAME = re.compile(r"\b(?:titled|entitled|named|called|known\s+as
 _NAME_ENDS = re.compile(r"\s*(?:$|[.,;:!?)]|(?:in|as|at|on|for|with|to|from|by|and|or|during|since|before|after)\b)")
 
 
+def opening_name(sentence: str) -> str:
+    """The name ``sentence`` opens with as the subject of its first verb ("Garrett Morris" of "Garrett Morris played
+    Stan Winters ...", "University of Miami" of "The University of Miami is ..."; see :data:`_OPENING_NAME`); "" when
+    it opens otherwise ("In 1990, ...", "The American comedian who ...")."""
+    m = _OPENING_NAME.match(sentence)
+    return m.group("name") if m else ""
+
+
 def names_itself(hypothesis: str) -> str:
     """The name a ``hypothesis`` opens with, as the subject of its first verb, when the same clause names it again
     as the other side of the relation ("Yanzhou District is under Yanzhou District", "Red Dead Redemption 2 played

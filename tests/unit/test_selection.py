@@ -1596,3 +1596,57 @@ def test_a_first_pick_stating_the_relation_before_its_tie_is_the_whole_chain():
     # the tie alone stops at the first hop: the sentence stating what the question asks of the console leads
     hop = SEL.next_hop(SEL.Picked((tie,), ()), [tie], [console], q, titles=titles)
     assert hop.sentences == (console, tie)
+
+
+SNL_Q = ("Which American comedian starred in the original cast of Saturday Night Live and played Stan Winters in the "
+         "sitcom Martin?")
+BELUSHI = fact("John Adam Belushi starred in the original cast of Saturday Night Live.", (4,))
+MORRIS_SNL = fact("Garrett Morris starred in the original cast of Saturday Night Live.", (1,))
+MORRIS_MARTIN = fact("Garrett Morris played Stan Winters in the sitcom Martin.", (1,))
+
+
+def test_the_one_whose_sentences_name_all_the_question_names_replaces_one_that_fits_half_of_it():
+    picked = SEL.Picked((BELUSHI,), ("n",))
+    verified = [MORRIS_SNL, MORRIS_MARTIN, BELUSHI,
+                fact("The American comedian who starred in the original cast of Saturday Night Live is Lorne Michaels.",
+                     (3,))]
+    out = SEL.covering(picked, verified, SNL_Q)
+    assert out.sentences == (MORRIS_MARTIN, MORRIS_SNL)  # most names first
+    assert "Garrett Morris" in out.notes[-1]
+    # through compose too: the answer step's pick of Belushi is replaced
+    assert SEL.compose(SEL.Selection("John Adam Belushi", (2,)), verified, SNL_Q).sentences[0] is MORRIS_MARTIN
+    # an answer naming every name of the question stands
+    assert SEL.covering(SEL.Picked((MORRIS_MARTIN, BELUSHI), ()), verified, SNL_Q).sentences == (MORRIS_MARTIN, BELUSHI)
+    # no other subject covers the question: unchanged; two that do alike: unchanged (no way to tell them apart)
+    assert SEL.covering(picked, [BELUSHI, MORRIS_SNL], SNL_Q) is picked
+    twin = [fact(t.text.replace("Garrett Morris", "Tim Meadows"), (2,)) for t in (MORRIS_SNL, MORRIS_MARTIN)]
+    assert SEL.covering(picked, verified + twin, SNL_Q) is picked
+    # a shorter name inside a longer one is the same subject: Belushi's sentences are the answer's already
+    belushi_martin = fact("Adam Belushi played Stan Winters in the sitcom Martin.", (4,))
+    assert SEL.covering(picked, [BELUSHI, belushi_martin], SNL_Q) is picked
+    # a one-word name may be a thing's: no subject
+    assert SEL.covering(picked, [BELUSHI, fact("Morris played Stan Winters in Martin on Saturday Night Live.")],
+                        SNL_Q) is picked
+    # not for a question asking a time, or an answer with a caveat
+    when_q = SNL_Q.replace("Which American comedian starred", "When did the American comedian who starred")
+    assert SEL.covering(picked, verified, when_q) is picked
+    assert SEL.covering(SEL.Picked((BELUSHI,), (), SEL.D.Caveat("x", "y")), verified, SNL_Q).sentences == (BELUSHI,)
+
+
+def test_who_is_he_at_the_end_asks_for_the_one_as_well():
+    q = ("After David Stern retired from being commissioner of the NBA, this american lawyer and businessman succeed "
+         "him and is now the current commissioner who is he?")
+    manfred = fact("Robert D. Manfred Jr. is the tenth and current Commissioner of Baseball.", (3,))
+    silver = [fact("Adam Silver succeeded David Stern on February 1, 2014.", (2,)),
+              fact("Adam Silver is the current commissioner of the NBA.", (2,))]
+    # John Drew's sentences name David Stern and the NBA too; Adam Silver's say more of the question
+    drew = [fact("John Edward Drew was a two-time NBA All-Star.", (5,)),
+            fact("John Edward Drew was one of the earliest casualties of the drug policy instituted by commissioner "
+                 "David Stern.", (5,))]
+    out = SEL.covering(SEL.Picked((manfred,), ()), [manfred, *drew, *silver], q)
+    assert set(out.sentences) == set(silver)
+    # with Adam Silver's sentences saying as much of the question as Drew's (a tie), nothing changes
+    short = [fact("Adam Silver followed David Stern as commissioner.", (2,)), fact("Adam Silver is in the NBA.", (2,))]
+    assert SEL.covering(SEL.Picked((manfred,), ()), [manfred, *drew, *short], q).sentences == (manfred,)
+    assert SEL.covering(SEL.Picked((manfred,), ()), [manfred, *silver], q.replace("who is he?", "what year?")).sentences \
+        == (manfred,)
