@@ -101,6 +101,9 @@ _WHERE_CLAUSE = re.compile(r"(?<=\w)\s+(?:where|in\s+which)\s(?!.*\b(?:what|how\
 #: many", the noun counted too
 _BEFORE_WH = re.compile(r"(?<![\w'’-])((?-i:[a-z]{4,}))\s+(?:(?:in|on|for|of|at|by|from|to|with|into|during)\s+)?"
                         r"(?:what|which|how\s+many\s+((?-i:[a-z]{4,})))\b", re.I)
+#: "... has written an autobiography titled what?": the noun a name is asked of, which a document states it with ("she
+#: published her autobiography, "How I Raised ..."", not "a title now held by ...")
+_NAMED_WHAT = re.compile(r"(?<![\w'’-])((?-i:[a-z]{4,}))\s+(?:titled|entitled|named|called)\s+(?:what|which)\b", re.I)
 _OF_A_HOP = re.compile(r"\b(?:that|who|whom|whose|which|where)\b|^\W*(?:the|a|an)\s", re.I)
 _WH_FIRST = re.compile(r"^\W*(?:what|which|who|whom|whose|when|where|why|how)\b", re.I)
 
@@ -122,7 +125,8 @@ def asked(question: str, lang: str = "en") -> frozenset[str]:
     the one asked at its end ("... of what war?"); in a question not opening with its wh-word, the word before
     it, in a relative clause or of a subject the question describes ("... a series that premiered on what month and
     day?" -> "premiered"; "... a book that sold how many copies?" -> "sold", "copies"; not "Kevin Watson manages which
-    team?"). The
+    team?"), but the noun before "titled", "named", "called" ("... an autobiography titled what?" -> "autobiography").
+    The
     relation of a place the question describes ("... in the city where X's employer is headquartered", "... the
     county in which X was born") is a hop, not asked, and so is the relation of a name the question gives in the
     possessive ("When did Henrietta Ponsonby's father die?": the death), unless nothing else is. "What is the name of
@@ -156,6 +160,9 @@ def asked(question: str, lang: str = "en") -> frozenset[str]:
     end = _END_NOUN.search(question)
     if end and end.group(1).lower() not in _WHEN:
         return stems(end.group(1))
+    named = _NAMED_WHAT.search(question)
+    if named and named.group(1).lower() not in _NOT_RELATIONS:
+        return stems(named.group(1))
     before = None if _WH_FIRST.match(question) else _BEFORE_WH.search(question)
     # of a hop only: in a relative clause ("a series that premiered on what ...") or of a subject the question
     # describes ("The musical composer of Manru was a spokesman for what ..."); "Kevin Watson currently manages which

@@ -193,3 +193,11 @@ def test_the_relation_of_a_name_the_question_gives_is_a_hop_when_it_asks_another
                   asked("When did Henrietta Ponsonby's father die?"), "en")
     assert not states("Her father, John Spencer, 1st Earl Spencer, was a great-grandson of the 1st Duke of Marlborough.",
                       asked("When did Henrietta Ponsonby's father die?"), "en")
+
+
+def test_a_name_asked_of_a_work_is_stated_with_the_works_noun_not_with_title():
+    q = "The runner-up in The Celebrity Apprentice 2 has written an autobiography titled what?"
+    assert asked(q) == frozenset({"autobiographi"})
+    assert states('Duke published her autobiography, "How I Raised, Folded, Bluffed", in 2005.', asked(q))
+    assert not states("She used to be the leading money winner (a title now held by Vanessa Selbst).", asked(q))
+    assert asked("The director of Jaws made a film named what?") == frozenset({"film"})
