@@ -533,6 +533,11 @@ def lead(picked: Picked, verified: Sequence[Statement], quotes: Sequence[Stateme
     pronoun stays (:func:`resolve_pronoun` with the documents' ``titles`` and ``texts``) never leads
     or ties: "His record ..." alone points at nobody.
 
+    When nothing ties a head that leaves out a name of the question and the model's first pick, from another
+    document, names it and says two words of the opening beyond the question, that pick leads and the head follows
+    ("The Curonians who lived in the area around the Curonian Lagoon were expelled by the Soviet Union", then "Erich
+    Zakowski (born ... in East Prussia) is ..."): stage 1's answer and its hop, the answer first.
+
     When the first pick already says the most, it stays first, and only when it leaves out a name
     of the question does a tie join it, from another document (the model picked the bridge:
     "Shellite is a mixture of Picric acid and ..." for "Which component of shellite has the formula
@@ -676,6 +681,14 @@ def lead(picked: Picked, verified: Sequence[Statement], quotes: Sequence[Stateme
         # first pick, from another document, what the question asks of it ("Bain Capital is a global alternative
         # investment firm based in Boston, Massachusetts"): the chain is both, the hop first
         chain = [head, first]
+    elif (len(chain) == 1 and not kept_first and first is not None and missing and score(first) >= 2
+          and not set(first.citations) & set(head.citations) and any(found(n, as_shown(first)) for n in missing)):
+        # the head says stage 1's hop ("Erich Zakowski (born ... in East Prussia) is a German master mechanic ..."),
+        # the model's first pick, from another document, the rest of stage 1's answer about what the question names
+        # and the head does not ("The Curonians who lived in the area around the Curonian Lagoon were expelled by the
+        # Soviet Union" for "What happened to the Curonians who lived in the area where Erich Zakowski was born?"):
+        # the chain is both, the answer first
+        chain = [first, head]
     if (not kept_first and len(chain) == 1 and _of_someone_else(head, question, done_by_name(question))
             and first is not None and about(first.text, question)):
         # the question asks what a named one did; a head naming nothing the question names, tied to nothing

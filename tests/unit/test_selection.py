@@ -1650,3 +1650,21 @@ def test_who_is_he_at_the_end_asks_for_the_one_as_well():
     assert SEL.covering(SEL.Picked((manfred,), ()), [manfred, *drew, *short], q).sentences == (manfred,)
     assert SEL.covering(SEL.Picked((manfred,), ()), [manfred, *silver], q.replace("who is he?", "what year?")).sentences \
         == (manfred,)
+
+
+def test_a_first_pick_saying_the_rest_of_stage_1s_answer_leads_the_head_that_leaves_its_name_out():
+    q = "What happened to the Curonians who lived in the area where Erich Zakowski was born?"
+    opening = ("The Curonians who lived in the area where Erich Zakowski was born, born on November 25, 1934 in East "
+               "Prussia, were expelled by the Soviet Union.")
+    curonians = fact("The Curonians who lived in the area around the Curonian Lagoon were expelled by the Soviet Union.",
+                     (1,))
+    zakowski = fact("Erich Zakowski (born 25 November 1934 in East Prussia) is a German master mechanic.", (2,))
+    picked = SEL.compose(SEL.Selection(curonians.text, (0,)), [curonians, zakowski], q, opening=opening)
+    assert picked.sentences == (curonians, zakowski)
+    # from the head's own document, or naming nothing the head leaves out, or saying less than two words of the
+    # opening, the pick does not lead: the head alone, as before
+    for pick in (replace(curonians, citations=(2,)),
+                 fact("The Lagoon people who lived in the area were expelled by the Soviet Union.", (1,)),
+                 fact("The Curonians who lived in the area around the Curonian Lagoon were fishermen.", (1,))):
+        picked = SEL.compose(SEL.Selection(pick.text, (0,)), [pick, zakowski], q, opening=opening)
+        assert picked.sentences == (zakowski,), pick.text
