@@ -108,10 +108,17 @@ def names(text: str) -> list[str]:
     return out
 
 
+#: country abbreviations documents write for the names questions spell out
+_SHORT = {"US": "United States", "USA": "United States", "UK": "United Kingdom"}
+_SHORT_FORM = re.compile(r"(?<![\w.])(?:U\.S\.A\.|U\.S\.|U\.K\.|USA|US|UK)(?![\w])")
+
+
 @lru_cache(maxsize=1024)  # a document is the premise of many claims (in both modes)
 def _vocabulary(text: str, capitalised: bool = False) -> tuple[str, frozenset[str], frozenset[str]]:
     """(lower-cased text, its word stems, the 5-letter prefixes of its stems of 5+ letters); ``capitalised``: the
-    stems of its capitalised words only."""
+    stems of its capitalised words only. The country abbreviations read as the names they stand for (:data:`_SHORT`:
+    "the 8th largest commercial airline in the US" names the United States)."""
+    text = _SHORT_FORM.sub(lambda m: _SHORT[m.group(0).replace(".", "")], text)
     stems = frozenset(_stem(p) for w in _words(text) for p in w.split("-") if p and (not capitalised or p[0].isupper()))
     return text.lower(), stems, frozenset(s[:5] for s in stems if len(s) >= 5)
 
@@ -127,7 +134,9 @@ def found(name: str, text: str) -> bool:
     Airport" is not found in "North Muskegon": the stem of the whole begins with "muskegon"). A capitalised
     Latin-script name's other forms are looked for among the text's capitalised words only: "Young" is not found
     in "younger siblings" (an English name's forms keep its capital; a Russian name's adjective does not:
-    "Москва", "московский")."""
+    "Москва", "московский"). A country's abbreviation and its name find each other (:data:`_SHORT`: "United" in
+    "the 8th largest airline in the US", "US" in "U.S. President")."""
+    name = _SHORT.get(name.replace(".", ""), name)  # "US" is found where the text says "U.S." or "United States"
     low, stems, prefixes = _vocabulary(text, name[:1].isupper() and _script(name) == "latin")
     if re.search(r"(?<!\w)" + re.escape(name.lower()) + r"(?!\w)", low):
         return True

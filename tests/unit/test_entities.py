@@ -316,3 +316,12 @@ def test_a_namesake_shares_given_names_with_a_person_the_question_names_but_not_
     assert namesake("Karl Hermann Frank Group was founded.", "Who was Karl Hermann Smith?") == ""  # a thing's name
     assert namesake("The April Theses were published.", q) == ""
     assert namesake("New Jersey is a state.", "Where is New York City?") == ""  # places, not given names
+
+
+def test_a_countrys_abbreviation_and_its_name_find_each_other():
+    assert found("United", "It is the 8th largest commercial airline in the US, and is based in Honolulu.")
+    assert found("United States", "the U.S. Army") and found("US", "daughter of U.S. President Woodrow Wilson")
+    assert found("U.S.", "the United States Army") and found("Kingdom", "the largest shop in the UK.")
+    # not the pronoun, nor an abbreviation inside a longer one
+    assert not found("United", "He is with us.") and not found("States", "the USS Enterprise")
+    assert not found("UK", "a British shop")
