@@ -389,6 +389,9 @@ def compose(sel: Selection, verified: Sequence[Statement], question: str, lang: 
       of two parts keeps them all, :func:`several_parts`), at most :data:`MAX_PICKS`;
     - a question about two named things (a comparison, "Are A and B both ...?"): one sentence about
       each (:func:`both_sides`), instead of the next two steps;
+    - an answer to "Which/Who ...?" leaving out a name the question names: the verified sentences about the one other
+      subject that name all it names (:func:`covering`), else followed by the one verified sentence tying it to what it
+      leaves out (:func:`tied_back`);
     - stage 1's answer first (:func:`lead`): when another verified sentence or document sentence
       (``quotes``: the documents' sentences verbatim, each citing its document) says more of what
       stage 1's ``opening`` says beyond the question than the first sentence chosen, it leads,
@@ -407,6 +410,7 @@ def compose(sel: Selection, verified: Sequence[Statement], question: str, lang: 
         picked = lead(picked, verified, quotes, question, opening, lang, titles, texts, answer=sel.answer)
         picked = next_hop(picked, verified, quotes, question, lang, titles, texts)
         picked = covering(picked, verified, question, lang)
+        picked = tied_back(picked, verified, question, lang)
     resolved = tuple(resolve_pronoun(s, titles, texts) for s in picked.sentences)
     changed = [f"{a.text!r} -> {b.text!r}" for a, b in zip(picked.sentences, resolved) if a is not b]
     notes = picked.notes + ((f"answer: pronouns resolved to the cited document's title: {changed}",) if changed else ())
@@ -997,6 +1001,50 @@ def covering(picked: Picked, verified: Sequence[Statement], question: str, lang:
     note = (f"answer: the sentences chosen leave out {D.left_out(asked_runs, shown)} of the question; those about "
             f"{subject!r} name all it names: {[s.text for s in chosen]}")
     return Picked(tuple(chosen), picked.notes + (note,), picked.caveat)
+
+
+def tied_back(picked: Picked, verified: Sequence[Statement], question: str, lang: str = "en") -> Picked:
+    """``picked`` followed by the verified sentence that names what it leaves out of the question and shares a name
+    with it, the picks sharing no such name and naming nothing else of the question left out.
+
+    The answer step may pick the sentences about the answer and leave out the one tying it to the question's subject
+    ("BC Dzūkija (...) is a basketball club located in Alytus, Lithuania" beside "BC Alita was a basketball club from
+    Alytus, Lithuania" for "Which basketball club located in Alytus, Lithuania does Anatoly Kashirov play for?"); the
+    verified "Anatoly Kashirov plays for Dzūkija Alytus ..." names the one it leaves out and shares "Dzūkija" with
+    one of them: the answer is that pick, then the tie ("BC Alita", sharing only the question's "Alytus", which the
+    others name, goes; "Peart was inducted into the Modern Drummer Hall of Fame" stays beside the Rush drummer's
+    sentence and the Counterparts tie: it names what they do not). Names
+    are :func:`~vericite.engine.draft.asked_names` counted as :func:`~vericite.engine.draft.left_out` counts them; a
+    shared name is one of four letters or more the question does not name (:func:`shared_names`: no nationality or
+    month; "BC" of two basketball clubs is none). Only for English,
+    an answer without a caveat, and exactly one such tie; else ``picked`` unchanged.
+    """
+    if lang != "en" or not picked.sentences or picked.caveat is not None:
+        return picked
+    asked_runs = D.asked_names(question)
+    missing = set(D.left_out(asked_runs, " ".join(s.text for s in picked.sentences)))
+    if not missing:
+        return picked
+    ties = []
+    for c in verified:
+        if c in picked.sentences or missing & set(D.left_out(asked_runs, c.text)):
+            continue
+        # a name of four letters or more: "BC" of "BC Alita" and "BC Alytus" is any basketball club
+        linked = [p for p in picked.sentences if any(len(n) >= 4 for n in shared_names(c.text, p.text, question))]
+        if linked:
+            ties.append((c, linked))
+    if len(ties) != 1:
+        return picked
+    tie, linked = ties[0]
+    # a pick sharing no name with the tie stays when it names what the others do not ("Peart was inducted into the
+    # Modern Drummer Hall of Fame" beside "Neil Peart was the drummer of Rush" and the Counterparts tie)
+    kept = [p for p in picked.sentences if p in linked or set(D.left_out(asked_runs, " ".join(
+        s.text for s in [*linked, tie]))) - set(D.left_out(asked_runs, p.text))]
+    note = (f"answer: the sentences chosen leave out {sorted(missing)} of the question; the verified sentence naming "
+            f"it and sharing a name with {len(linked)} of them follows them: {tie.text!r}")
+    if len(kept) < len(picked.sentences):
+        note += f"; left out, naming nothing else of the question: {[p.text for p in picked.sentences if p not in kept]}"
+    return Picked((*kept[:MAX_PICKS - 1], tie), picked.notes + (note,), picked.caveat)
 
 
 def _names_it(name: str, text: str) -> bool:

@@ -75,7 +75,9 @@ def test_a_sentence_the_others_repeat_is_left_out_after_ordering():
 
 def test_an_answer_no_pick_names_brings_the_sentence_that_does():
     picked = SEL.compose(SEL.Selection("Rush", (3,)), VERIFIED, Q)
-    assert picked.sentences == (VERIFIED[0], VERIFIED[3])  # the Rush sentence that links to the pick (Peart)
+    # the Rush sentence that links to the pick (Peart), then the Counterparts sentence tying Rush to the question
+    # (tied_back)
+    assert picked.sentences == (VERIFIED[0], VERIFIED[3], VERIFIED[2])
     assert picked.caveat is None and "no picked sentence names 'Rush'" in picked.notes[1]
 
 
@@ -1668,3 +1670,29 @@ def test_a_first_pick_saying_the_rest_of_stage_1s_answer_leads_the_head_that_lea
                  fact("The Curonians who lived in the area around the Curonian Lagoon were fishermen.", (1,))):
         picked = SEL.compose(SEL.Selection(pick.text, (0,)), [pick, zakowski], q, opening=opening)
         assert picked.sentences == (zakowski,), pick.text
+
+
+def test_the_sentence_tying_the_answer_to_the_question_subject_follows_it_and_unlinked_picks_go():
+    q = "Which basketball club located in Alytus, Lithuania does Anatoly Kashirov play for?"
+    alita = fact("BC Alita was a basketball club from Alytus, Lithuania.", (2,))
+    dzukija = fact("BC Dzūkija is a basketball club located in Alytus, Lithuania.", (5,))
+    kashirov = fact("Anatoly Kashirov plays for Dzūkija Alytus of the Lithuanian Basketball League.", (1,))
+    out = SEL.tied_back(SEL.Picked((alita, dzukija), ()), [alita, dzukija, kashirov], q)
+    assert out.sentences == (dzukija, kashirov)
+    assert "Anatoly Kashirov" in out.notes[-1]
+    # an answer naming the question's names stands; a sentence sharing only the question's "Alytus" ties nothing;
+    # two ties: unchanged
+    assert SEL.tied_back(SEL.Picked((kashirov, dzukija), ()), [alita, dzukija, kashirov], q).sentences == (
+        kashirov, dzukija)
+    lone = fact("Anatoly Kashirov is a Russian basketball player born in Alytus.", (1,))
+    assert SEL.tied_back(SEL.Picked((alita, dzukija), ()), [alita, dzukija, lone], q).sentences == (alita, dzukija)
+    twin = fact("Anatoly Kashirov joined Dzūkija in 2016.", (1,))
+    assert SEL.tied_back(SEL.Picked((alita, dzukija), ()), [alita, dzukija, kashirov, twin], q).sentences == (
+        alita, dzukija)
+    # "BC" of any basketball club links nothing: stage 1's "Anatoly Kashirov plays for BC Alytus" is no second tie
+    bc = fact("Anatoly Kashirov plays for BC Alytus, a basketball club located in Alytus, Lithuania.", (1, 4))
+    assert SEL.tied_back(SEL.Picked((alita, dzukija), ()), [alita, dzukija, kashirov, bc], q).sentences == (
+        dzukija, kashirov)
+    # a pick sharing no name with the tie stays when it names what the others do not
+    rush = SEL.tied_back(SEL.Picked((VERIFIED[0], VERIFIED[3]), ()), VERIFIED, Q)
+    assert rush.sentences == (VERIFIED[0], VERIFIED[3], VERIFIED[2])
