@@ -835,6 +835,16 @@ def _of_one(name: str, other: str, sentence: str) -> bool:
     return alone(name, other, sentence) and about_thing(name, sentence) and not _NEGATION.search(sentence)
 
 
+#: kinds a document says by naming one of their members: a singer or a bassist is a musician, a novelist a writer
+_MEMBERS = {k: stems(v) for k, v in (
+    ("musician", "singer songwriter bassist guitarist drummer composer pianist vocalist rapper violinist keyboardist "
+                 "percussionist cellist saxophonist trumpeter organist lyricist"),
+    ("writer", "novelist poet author journalist playwright screenwriter essayist lyricist"),
+    ("author", "novelist poet writer playwright screenwriter essayist"),
+    ("artist", "painter sculptor illustrator musician singer"))}
+_MEMBERS = {next(iter(stems(k))): v for k, v in _MEMBERS.items()}
+
+
 def one_lacks(question: str, sentences: Sequence[str]) -> str:
     """"No" to a yes/no question asking the same of two things ("Are both George Duran and Ara Babajian chefs?")
     when a sentence of ``sentences`` about one of them says every other content word of the question
@@ -842,8 +852,10 @@ def one_lacks(question: str, sentences: Sequence[str]) -> str:
     whose first sentence saying what it is (:func:`defines`, naming it alone, in its subject) leaves out a word of
     the question in lower case, not a nationality nor a verb's "-ed" form ("Ara Babajian is an American drummer";
     "located in America" is :func:`elsewhere`'s; "Papa John's Pizza is an American restaurant franchise company"
-    leaves out no kind of "specialized in Pizza"); "" otherwise. A sentence-pair
-    checker cannot say "not both" from two documents."""
+    leaves out no kind of "specialized in Pizza"; a kind one of whose members it names is not left out: "Roger Waters
+    is an English singer, songwriter, bassist, and composer" is a musician, :data:`_MEMBERS`); "" otherwise, and when
+    that sentence's subject goes on past the name ("Roger Waters: The Wall is a British concert film"). A
+    sentence-pair checker cannot say "not both" from two documents."""
     pair = _both_pair(question)
     if not pair:
         return ""
@@ -855,10 +867,20 @@ def one_lacks(question: str, sentences: Sequence[str]) -> str:
         return ""
     name, other = pair if not says[0] else pair[::-1]  # the one no sentence says it of
     first = next((s for s in sentences if _of_one(name, other, s) and defines([name], s)), "")
+    # a longer thing's name is another thing ("Roger Waters: The Wall is a British concert film"): it says nothing
+    # of what the one named is
+    # (a bracket after the name is the name's gloss or dates: 'I Capuleti e i Montecchi ("The Capulets and ...")')
+    subject = re.sub(r"\([^()]*\)", " ", COPULA.split(first, maxsplit=1)[0]) if first else ""
+    if name in subject and re.search(r"\w", subject.rsplit(name, 1)[1]):
+        return ""
     # a word of kind, not a place ("located in America" of "Carnegie Mellon University in Qatar": elsewhere's) nor a
     # nationality (documents often leave it out)
     kinds = stems(" ".join(w for w in re.findall(r"\b[a-z][\w'-]*", question) if not w.endswith("ed")))
     missing = {w for w in rest - stems(first) if w in kinds and w not in DEMONYMS}
+    # a kind the sentence names one of ("Roger Waters is an English singer, songwriter, bassist, and composer" is a
+    # musician): not missing
+    said = stems(first)
+    missing = {w for w in missing if not said & _MEMBERS.get(w, frozenset())}
     return "No" if first and missing else ""
 
 

@@ -733,3 +733,15 @@ def test_a_type_of_profession_asked_is_answered_by_a_role_only():
     films = ["Sicko is a 2007 American documentary film by Michael Moore.",
              "Bitter Jester is a 2003 documentary film directed by Maija DiGiorgio."]
     assert in_common("Bitter Jester and Sicko are both what kind of film?", films) == "documentary"
+
+
+def test_no_is_not_said_of_one_whose_sentence_names_a_member_of_the_kind_asked():
+    from vericite.engine.text.compare import one_lacks
+    q = "Are Roger Waters and Tom Johnston both musicians?"
+    tom = "Tom Johnston is an American musician."
+    assert one_lacks(q, ["Roger Waters is an English singer, songwriter, bassist, and composer.", tom]) == ""
+    assert one_lacks(q, ["Roger Waters is an English actor.", tom]) == "No"
+    # a longer thing named after one of them is not that one
+    assert one_lacks(q, ["Roger Waters: The Wall is a British concert film by Roger Waters.", tom]) == ""
+    assert one_lacks("Are both George Duran and Ara Babajian chefs?",
+                     ["George Duran is a Venezuelan born American chef.", "Ara Babajian is an American drummer."]) == "No"
