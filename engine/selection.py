@@ -960,7 +960,8 @@ def covering(picked: Picked, verified: Sequence[Statement], question: str, lang:
         return picked
     asked_runs = D.asked_names(question)
     shown = " ".join(s.text for s in picked.sentences)
-    if not asked_runs or not D.left_out(asked_runs, shown):
+    missing = D.left_out(asked_runs, shown)
+    if not missing:
         return picked
     subjects: dict[str, list[Statement]] = {}
     for s in verified:
@@ -980,11 +981,11 @@ def covering(picked: Picked, verified: Sequence[Statement], question: str, lang:
             continue  # the answer is about it already
         chosen: list[Statement] = []
         left = D.left_out(asked_runs, "")
-        while left and len(chosen) < MAX_PICKS:
-            best = max(group, key=lambda s: len(left) - len(D.left_out(asked_runs, " ".join(
-                c.text for c in [*chosen, s]))) if s not in chosen else -1)
-            now = D.left_out(asked_runs, " ".join(c.text for c in [*chosen, best]))
-            if best in chosen or len(now) == len(left):
+        while left and len(chosen) < MAX_PICKS:  # greedily: the sentence leaving out the fewest names next
+            rest = [s for s in group if s not in chosen]
+            now, best = min(((D.left_out(asked_runs, " ".join(c.text for c in [*chosen, s])), s) for s in rest),
+                            key=lambda pair: len(pair[0]), default=(left, None))
+            if best is None or len(now) == len(left):
                 break
             chosen.append(best)
             left = now
@@ -998,7 +999,7 @@ def covering(picked: Picked, verified: Sequence[Statement], question: str, lang:
     if len(top) != 1:
         return picked
     subject, chosen = top[0], covers[top[0]]
-    note = (f"answer: the sentences chosen leave out {D.left_out(asked_runs, shown)} of the question; those about "
+    note = (f"answer: the sentences chosen leave out {missing} of the question; those about "
             f"{subject!r} name all it names: {[s.text for s in chosen]}")
     return Picked(tuple(chosen), picked.notes + (note,), picked.caveat)
 

@@ -836,13 +836,12 @@ def _of_one(name: str, other: str, sentence: str) -> bool:
 
 
 #: kinds a document says by naming one of their members: a singer or a bassist is a musician, a novelist a writer
-_MEMBERS = {k: stems(v) for k, v in (
+_MEMBERS = {next(iter(stems(k))): stems(v) for k, v in (
     ("musician", "singer songwriter bassist guitarist drummer composer pianist vocalist rapper violinist keyboardist "
                  "percussionist cellist saxophonist trumpeter organist lyricist"),
     ("writer", "novelist poet author journalist playwright screenwriter essayist lyricist"),
     ("author", "novelist poet writer playwright screenwriter essayist"),
     ("artist", "painter sculptor illustrator musician singer"))}
-_MEMBERS = {next(iter(stems(k))): v for k, v in _MEMBERS.items()}
 
 
 def one_lacks(question: str, sentences: Sequence[str]) -> str:
@@ -876,11 +875,10 @@ def one_lacks(question: str, sentences: Sequence[str]) -> str:
     # a word of kind, not a place ("located in America" of "Carnegie Mellon University in Qatar": elsewhere's) nor a
     # nationality (documents often leave it out)
     kinds = stems(" ".join(w for w in re.findall(r"\b[a-z][\w'-]*", question) if not w.endswith("ed")))
-    missing = {w for w in rest - stems(first) if w in kinds and w not in DEMONYMS}
-    # a kind the sentence names one of ("Roger Waters is an English singer, songwriter, bassist, and composer" is a
-    # musician): not missing
     said = stems(first)
-    missing = {w for w in missing if not said & _MEMBERS.get(w, frozenset())}
+    # nor a kind the sentence names one of ("Roger Waters is an English singer, songwriter, bassist, and composer" is a
+    # musician)
+    missing = {w for w in rest - said if w in kinds and w not in DEMONYMS and not said & _MEMBERS.get(w, frozenset())}
     return "No" if first and missing else ""
 
 
