@@ -593,10 +593,20 @@ def one_answer(d: Draft, f: Facts) -> Draft:
     Scallions is a member of ...": a name written in full; after a buried answer's claim, one with no word the claim
     lacks), and after a passing "Yes" or "No" a later sentence's
     own opening "Yes, " or "No, " goes ("No [1, 5]. Yes, Skin Yard was an American grunge band ..." -> "...
-    Skin Yard was ..."): the opening answers; the sentence says the rest (less than was checked, nothing new).
+    Skin Yard was ..."): the opening answers; the sentence says the rest (less than was checked, nothing new). An
+    opening of four words or more that opens a later sentence word for word gives its place to that sentence.
     For "Are A and B both ...?" a sentence about one of them loses its "Yes, " / "No, " whatever opens: it
     cannot answer for both ("Yes, Über Goober is a documentary about gaming" beside a film about jobs)."""
     passing = [s for s in d.sentences if s.verdict == R.SUPPORTED]
+    opening = _bare(passing[0]).casefold() if passing else ""
+    fuller = next((s for s in passing[1:] if re.match(rf"{re.escape(opening)}[\s,]", _bare(s).casefold())), None)
+    if fuller is not None and len(opening.split()) >= 4:
+        # the opening claim opens a later sentence word for word ("A is home to the 642nd Aviation Support Battalion"
+        # and "A is home to the 642nd Aviation Support Battalion, part of ..."): that one opens in its place
+        d = d.note(f"one answer: the opening {_bare(passing[0])!r} opens a later sentence, which takes its place")
+        d = d.revise({id(passing[0]): replace(fuller)})
+        d = d.keep([s for s in d.sentences if s is not fuller])
+        passing = [s for s in d.sentences if s.verdict == R.SUPPORTED]
     if passing and passing[0].rewritten:  # the short answer checked as a claim that a later sentence says again
         # a buried answer's claim said again in another order ("The main character of The Godfather was created by
         # Mario Puzo" after "Mario Puzo created the main character of The Godfather"): no word the claim lacks

@@ -293,7 +293,8 @@ def resolve_pronoun(s: Statement, titles: Sequence[str], texts: Sequence[str] = 
     opening "The <noun>" followed by a lower-case word when the document's opening sentence names the
     title and says it is a <noun> ("The film stars Douglas Smith" in "The Bye Bye Man is a 2017 American
     horror film ..."; "This mixtape was released ..." in "Best Day Ever is the fifth mixtape ..."; not "The film Awake
-    was ...", "The television series featured"), and so is an
+    was ...", "The television series featured") or the title ends with the noun ("The airport is home to ..." of
+    "Greater Rochester International Airport"), and so is an
     opening "They"/"Their" when the document opens "<title> are/were ..." ("They rose to prominence" in
     "Slade are an English glam rock band ..." -> "Slade rose to prominence"): a fact copied
     from a document says "He" for the document's subject, which in an answer of several
@@ -345,7 +346,9 @@ def _by_title(s: Statement, titles: Sequence[str], texts: Sequence[str]) -> Stat
     if not _a_name(name) or re.search(r"[?!]", name) or (doc is not None and not _named_in(name, doc)):
         return s
     opener = _OPENING.match(doc) if doc is not None else None  # the document's opening sentence
-    if "noun" in m.groupdict():  # "The film" is the subject only where the document opens calling it one
+    # "The film" is the subject only where the document opens calling it one, or where its title's last word says it
+    # ("The airport" of "Greater Rochester International Airport")
+    if "noun" in m.groupdict() and name.split()[-1].lower() != m.group("noun"):
         kinds = "|".join(map(re.escape, _SAME_KIND.get(m.group("noun"), (m.group("noun"),))))
         if not opener or not _named_in(name, opener.group(0)) or not re.search(
                 rf"\b(?:is|was|are|were)\s+(?:a|an|the)\s+(?:[\w'’-]+\s+){{0,6}}(?:{kinds})\b", opener.group(0)):
@@ -410,7 +413,7 @@ def compose(sel: Selection, verified: Sequence[Statement], question: str, lang: 
         picked = lead(picked, verified, quotes, question, opening, lang, titles, texts, answer=sel.answer)
         picked = next_hop(picked, verified, quotes, question, lang, titles, texts)
         picked = covering(picked, verified, question, lang)
-        picked = tied_back(picked, verified, question, lang)
+        picked = tied_back(picked, verified, question, lang, titles, texts)
     resolved = tuple(resolve_pronoun(s, titles, texts) for s in picked.sentences)
     changed = [f"{a.text!r} -> {b.text!r}" for a, b in zip(picked.sentences, resolved) if a is not b]
     notes = picked.notes + ((f"answer: pronouns resolved to the cited document's title: {changed}",) if changed else ())
@@ -794,13 +797,17 @@ _FULL_NAME = re.compile(FULL_NAME)
 def _names_reply(pick: Statement, head: Statement, short: str, answer: str, question: str, lang: str,
                  as_shown: Callable[[Statement], str]) -> bool:
     """Whether the answer step's ``pick`` names its ``short`` answer (:func:`named_answer` of its reply ``answer``) and
-    says more than the question and the reply, while ``head`` (the sentence closest to stage 1's opening) shares no
-    word with it: the pick leads (the answer step read the verified sentences, stage 1 did not: "The film stars
-    Anthony Hopkins and Nicole Kidman" for the star born in 1937, not the film's director; "The band that Jacoby
-    Shaddix is a member of formed in Vacaville, California" is the question's wording with a hop in its slot, and
-    gives way)."""
+    says more than the question and the reply (its short answer when the reply is a sentence: "Reputation is
+    scheduled for release on November 10, 2017, through Big Machine Records", which the reply copies), while
+    ``head`` (the sentence closest to stage 1's opening) shares no word with it: the pick leads (the answer step read
+    the verified sentences, stage 1 did not: "The film stars Anthony Hopkins and Nicole Kidman" for the star born in
+    1937, not the film's director; "The band that Jacoby Shaddix is a member of formed in Vacaville, California" is
+    the question's wording with a hop in its slot, and gives way)."""
     text = as_shown(pick)
-    if not names(short, text, lang) or not answer_words(text, question, lang) - answer_words(answer, "", lang):
+    # the reply itself when it is short ("Vacaville, California"), else its part naming the answer: a long reply copies
+    # the sentence it chose
+    reply = answer if len(answer.split()) <= SHORT_WORDS else short
+    if not names(short, text, lang) or not answer_words(text, question, lang) - answer_words(reply, "", lang):
         return False
     # a head sharing a word with it is about the same one ("Manuel Arturo Machado ... third baseman" for the position
     # of "Manny Machado", the MVP): it stays
@@ -1004,7 +1011,8 @@ def covering(picked: Picked, verified: Sequence[Statement], question: str, lang:
     return Picked(tuple(chosen), picked.notes + (note,), picked.caveat)
 
 
-def tied_back(picked: Picked, verified: Sequence[Statement], question: str, lang: str = "en") -> Picked:
+def tied_back(picked: Picked, verified: Sequence[Statement], question: str, lang: str = "en",
+              titles: Sequence[str] = (), texts: Sequence[str] = ()) -> Picked:
     """``picked`` followed by the verified sentence that names what it leaves out of the question and shares a name
     with it, the picks sharing no such name and naming nothing else of the question left out.
 
@@ -1017,7 +1025,10 @@ def tied_back(picked: Picked, verified: Sequence[Statement], question: str, lang
     sentence and the Counterparts tie: it names what they do not). Names
     are :func:`~vericite.engine.draft.asked_names` counted as :func:`~vericite.engine.draft.left_out` counts them; a
     shared name is one of four letters or more the question does not name (:func:`shared_names`: no nationality or
-    month; "BC" of two basketball clubs is none). Only for English,
+    month; "BC" of two basketball clubs is none), each sentence read as shown (an opening pronoun resolved to its
+    document's title, :func:`resolve_pronoun`: "It is scheduled for release on November 10, 2017" in "Reputation
+    (Taylor Swift album)" shares "Reputation" with "The song ... is from Taylor Swift's sixth studio album,
+    "Reputation""). Only for English,
     an answer without a caveat, and exactly one such tie; else ``picked`` unchanged.
     """
     if lang != "en" or not picked.sentences or picked.caveat is not None:
@@ -1026,12 +1037,15 @@ def tied_back(picked: Picked, verified: Sequence[Statement], question: str, lang
     missing = set(D.left_out(asked_runs, " ".join(s.text for s in picked.sentences)))
     if not missing:
         return picked
+    def shown(s: Statement) -> str:
+        return resolve_pronoun(s, titles, texts).text
+
     ties = []
     for c in verified:
         if c in picked.sentences or missing & set(D.left_out(asked_runs, c.text)):
             continue
         # a name of four letters or more: "BC" of "BC Alita" and "BC Alytus" is any basketball club
-        linked = [p for p in picked.sentences if any(len(n) >= 4 for n in shared_names(c.text, p.text, question))]
+        linked = [p for p in picked.sentences if any(len(n) >= 4 for n in shared_names(shown(c), shown(p), question))]
         if linked:
             ties.append((c, linked))
     if len(ties) != 1:
@@ -1430,19 +1444,25 @@ def _short_part(answer: str, timed: bool) -> str:
 #: a question asking for a name, a place or a time ("Who ...", "In which city ...", "When ..."), not "Why"/"How"
 _WH_OPENING = re.compile(r"^\W*(?:(?:in|at|on|from|for|to|of|by|during|with)\s+)?(?:who|whom|whose|what|which|where|when)"
                          r"\b", re.I)
+#: a question asking why or how, whatever it asks after ("How is dust formed", "Why do birds that ...")
+_HOW_WHY = re.compile(r"^\W*(?:how|why)\b", re.I)
 #: a question asking a time in any position ("What was the wettest year of ...?", "... on what date?")
 _ASKS_TIME = re.compile(r"\b(?:when|year|date|month|decade|century)\b", re.I)
 
 
 def named_answer(answer: str, question: str, lang: str = "en") -> str:
-    """The answer step's short answer (:func:`_short_part`) to a question opening with who, what, which, where or when
-    ("How is dust formed", an explanation, has none) when it reads as a name, a date or a number the question
-    does not name: at most :data:`SHORT_WORDS` words, a capital letter or a digit, no "yes"/"no"/"unknown"; "" else
-    (a sentence, "Leslie Iwerks is the creator of ...", is no short answer); for a question asking a time anywhere
+    """The answer step's short answer (:func:`_short_part`) to a question opening with who, what, which, where or when,
+    or asking a time later ("... released on what date?"; "How is dust formed", an explanation, has none) when it
+    reads as a name, a date or a number the question does not name: at most :data:`SHORT_WORDS` words, a capital
+    letter or a digit, no "yes"/"no"/"unknown"; "" else (a sentence, "Leslie Iwerks is the creator of ...", is no
+    short answer); for a question asking a time anywhere
     ("What was the wettest year of ...?") the first part with a digit; "" for a question asking how many or how
     much (as :func:`buried`: the model's count is often another one, its name a hop: "Billy Crystal" for the albums
     of the soundtrack's singer)."""
-    if not _WH_OPENING.match(question):  # "How is dust formed": an explanation, not a name, is the answer
+    # "How is dust formed": an explanation, not a name, is the answer; "... from the album scheduled to be released on
+    # what date?" asks a time at its end (a name asked there, "... from what Wisconsin town?", the model's reply often
+    # gives of another: "Stacey McKenzie" for Matt McKenzie's show's town)
+    if not _WH_OPENING.match(question) and (_HOW_WHY.match(question) or not _WHEN_QUESTION.search(question)):
         return ""
     short = _short_part(answer, bool(_WHEN_QUESTION.search(question)))
     if _ASKS_TIME.search(question) and not re.search(r"\d", short):  # "What was the wettest year of ...?": a year,

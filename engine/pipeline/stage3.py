@@ -35,7 +35,7 @@ from ..selection import (
     without_repeats,
 )
 from ..text.citations import merge_adjacent, strip_citations
-from ..text.compare import alone, choices, measured
+from ..text.compare import alone, choices, chosen_claim, measured
 from ..text.content import answer_words
 from ..text.relevance import relevant_sentences
 from ..text.splitter import split_sentences, stated
@@ -268,11 +268,15 @@ def _short_answer(short: str, shown: Sequence[Statement], question: str) -> str:
     two things of a comparison by what one of them is or did (:func:`~vericite.engine.text.compare.measured`:
     not by an order or a measure) cites only the documents of the sentences naming it alone: "W. Somerset
     Maugham was ordained to priesthood" checked against Thomas Merton's document and Maugham's joined passed
-    (the checker joins Merton's ordination to Maugham's name); against Maugham's alone it fails."""
+    (the checker joins Merton's ordination to Maugham's name); against Maugham's alone it fails. Such a one is written
+    as the question's claim where the question allows (:func:`~vericite.engine.text.compare.chosen_claim`)."""
     pair = choices(question)
     own = [s for s in shown if short in pair and alone(short, pair[1 - pair.index(short)], s.text)]
     cites = tuple(sorted({c for s in (own if own and not measured(question) else shown) for c in s.citations}))
-    return merge_adjacent(with_citations(Statement(R.REFINE, f"{short}.", cites, R.KEPT, None, short)))
+    # such a one is said as the question's own claim ("Norman Lindsay also enjoyed boxing"): a rewrite of the bare name
+    # by the LLM may garble it ("Amy Tan also enjoyed boxing, Norman Lindsay")
+    text = chosen_claim(question, short) or f"{short}."
+    return merge_adjacent(with_citations(Statement(R.REFINE, text, cites, R.KEPT, None, short)))
 
 
 def _quote(i: int, sent: str) -> Statement:

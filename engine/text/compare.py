@@ -103,8 +103,17 @@ _NUMBER = r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?"
 #: the question asks for the larger number / the smaller one
 _MORE_WORDS = "more most greater greatest larger largest bigger biggest higher highest taller tallest"
 _FEWER_WORDS = "fewer fewest less least smaller smallest lower lowest"
-_MORE = re.compile(rf"\b(?:{'|'.join(_MORE_WORDS.split())}|longer|longest)\b", re.I)
-_FEWER = re.compile(rf"\b(?:{'|'.join(_FEWER_WORDS.split())}|shorter|shortest)\b", re.I)
+
+
+def _lower_words(words: str) -> re.Pattern[str]:
+    """A pattern for ``words`` (space-separated) written lower-case, or capitalised only where they open the text: a
+    capitalised one inside a question is a name's ("Greater Rochester International Airport" compares nothing)."""
+    alts = "|".join(words.split())
+    return re.compile(rf"\b(?:{alts})\b|^\W*(?i:{alts})\b")
+
+
+_MORE = _lower_words(f"{_MORE_WORDS} longer longest")
+_FEWER = _lower_words(f"{_FEWER_WORDS} shorter shortest")
 #: a comparison of how long something lasted ("Which satellite was operational for longer", "Which
 #: playwright lived a longer life"): years "for almost 18 years", or between two dates "from May 1983
 #: until April 1986", "(1928 – 2016)"
@@ -310,6 +319,42 @@ def common(question: str) -> list[str]:
                 pattern is not _WHAT_BOTH and _lead_name(b))):
             return [a, _lead_name(b) or b]
     return []
+
+
+#: "Which writer also enjoyed boxing", "Which of the following is home to ...", "Who directed "7th Heaven" (1927)":
+#: a choice question's words before its two things, the predicate after the wh-word (and the kind)
+_CHOICE_HEAD = re.compile(r"^\W*(?:which|who|what)(?:\s+of\s+(?:the\s+following|these|the\s+two)|\s+(?-i:[a-z]+))?\s+"
+                          r"(?P<pred>(?:(?:also|both|first|once|later|originally)\s+)?"
+                          r"(?:is|was|are|were|has|had|(?-i:[a-z]+ed|[a-z]+s))\s.*?)[\s,:;-]*(?:either\s+)?$", re.I)
+
+
+def chosen_claim(question: str, name: str) -> str:
+    """``name`` (one of the two things of a comparison by what one of them is or did, :func:`measured` not) put for
+    the wh-word of ``question``: "Norman Lindsay also enjoyed boxing." for "Which writer also enjoyed boxing, Amy Tan
+    or Norman Lindsay?"; "Greater Rochester International Airport is home to the 642nd Aviation Support Battalion."
+    for "Which of the following is home to the 642nd Aviation Support Battalion: A or B?". The claim a checker
+    reads for the short answer: the question's own words, nothing a rewrite could add. "" when ``name`` is not one
+    of the two things, the question compares by an order or a measure, or its two things do not end it after a
+    predicate ("Which band did ...", "Which band, A or B, had ...")."""
+    pair = choices(question)
+    if name not in pair or measured(question):
+        return ""
+    q = question.strip().rstrip("?").rstrip()
+    at = min((m.start() for c in pair for m in [re.search(rf"(?:the\s+)?[\"“]?{re.escape(c)}", q)] if m), default=-1)
+    if at <= 0:
+        return ""
+    m = _CHOICE_HEAD.match(q[:at])
+    tail = q[at:]
+    if not m or not all(c in tail for c in pair) or not re.fullmatch(r"[\s\"“”'(),:;-]*(?:or|and|the|\s)*", _without(tail, pair)):
+        return ""
+    return f"{name} {m.group('pred').strip()}."
+
+
+def _without(text: str, names: Sequence[str]) -> str:
+    """``text`` with each of ``names`` taken out once."""
+    for n in names:
+        text = text.replace(n, " ", 1)
+    return text
 
 
 def two_things(question: str) -> list[str]:
@@ -770,8 +815,9 @@ def topic(question: str) -> frozenset[str]:
     return answer_words(question, " ".join(two_things(question))) - _COMPARING
 
 
-#: "Which company is ...", "Which writer was ...": the kind both compared things are
-_WH_KIND = re.compile(r"^\W*(?:which|what)\s+([a-z]+)\s+(?:is|was|are|were|has|had|did|does)\b", re.I)
+#: "Which company is ...", "Which writer was ...", "Which writer also enjoyed ...": the kind both compared things are
+_WH_KIND = re.compile(r"^\W*(?:which|what)\s+([a-z]+)\s+(?:(?:also|both|later|first|once)\s+)?"
+                      r"(?:is|was|are|were|has|had|did|does|(?-i:[a-z]+ed))\b", re.I)
 
 
 def by_words(question: str, sentences: Sequence[str]) -> str | None:
@@ -779,8 +825,8 @@ def by_words(question: str, sentences: Sequence[str]) -> str | None:
     "Who directed "7th Heaven" (1927), Jerry Belson or Frank Borzage?"; not one by time or number):
     the one of the two things whose first sentence naming it alone says every other content word or
     number of the question (:func:`topic`: "comedy", "film"; not the kind after its wh-word, which both are:
-    "company" of "Which company is based in Kentucky, ...?") when the other's does not, or two of
-    them more than the other's; None otherwise."""
+    "company" of "Which company is based in Kentucky, ...?"; a doer for the doing: "boxer" says "boxing") when the
+    other's does not, or two of them more than the other's; None otherwise."""
     pair = choices(question)
     if len(pair) != 2 or any(p.search(question) for p in (_EARLIER, _LATER, _MORE, _FEWER)):
         return None
@@ -790,7 +836,7 @@ def by_words(question: str, sentences: Sequence[str]) -> str | None:
     rest = topic(question) - (stems(kind.group(1)) if kind else frozenset())
     if not rest:
         return None
-    says = _per_side(pair, sentences, lambda s: len(rest & (stems(s) | frozenset(re.findall(r"\d+", s)))))
+    says = _per_side(pair, sentences, lambda s: len(rest & (stems(s) | _doers(s) | frozenset(re.findall(r"\d+", s)))))
     if says is None:
         return None
     a, b = says
@@ -799,6 +845,16 @@ def by_words(question: str, sentences: Sequence[str]) -> str | None:
     if b == len(rest) > a or b >= a + 2:
         return pair[1]
     return None
+
+
+def _doers(text: str) -> frozenset[str]:
+    """The stems of what ``text``'s words ending in "-er" do: "boxer" -> "box", "writer" -> "write", "swimmer" ->
+    "swim"; the stemmer keeps a doer apart from the doing ("boxing" -> "box")."""
+    bases = []
+    for w in re.findall(r"\b[a-z]{2,}ers?\b", text):
+        w = w.removesuffix("s")
+        bases += [w[:-1], w[:-2]] + ([w[:-3]] if w[-3] == w[-4] else [])
+    return stems(" ".join(bases))
 
 
 _NEGATION = re.compile(r"\b(?:not|never|no longer|neither|nor)\b|n't\b", re.I)
@@ -817,15 +873,23 @@ def both_say(question: str, sentences: Sequence[str]) -> bool:
     """For a yes/no question asking the same of two things ("Are Marilyn Manson and Joe Lynn Turner
     both American singer, songwriters?"; not "the same country"): whether, for each thing, a sentence
     of ``sentences`` naming it alone, in its subject, says every other content word of the question (:func:`topic`:
-    "American", "singer", "songwriter") and no negation; a sentence-pair checker cannot say "both"
-    from two documents."""
+    "American", "singer", "songwriter"; a kind by one of its members, :func:`says_kinds`: "bassist" says "musician")
+    and no negation; a sentence-pair checker cannot say "both" from two documents."""
     pair = _both_pair(question)
     if not pair:
         return False
     rest = topic(question)
     if not rest:
         return False
-    return all(any(_of_one(name, other, s) and rest <= stems(s) for s in sentences) for name, other in (pair, pair[::-1]))
+    return all(any(_of_one(name, other, s) and rest <= says_kinds(s) for s in sentences)
+               for name, other in (pair, pair[::-1]))
+
+
+def says_kinds(sentence: str) -> frozenset[str]:
+    """The content stems of ``sentence`` (:func:`~vericite.engine.text.content.stems`) and those of each kind of
+    :data:`_MEMBERS` it names a member of ("an English singer, songwriter, bassist" says "musician")."""
+    said = stems(sentence)
+    return said | frozenset(kind for kind, members in _MEMBERS.items() if said & members)
 
 
 def _of_one(name: str, other: str, sentence: str) -> bool:

@@ -745,3 +745,52 @@ def test_no_is_not_said_of_one_whose_sentence_names_a_member_of_the_kind_asked()
     assert one_lacks(q, ["Roger Waters: The Wall is a British concert film by Roger Waters.", tom]) == ""
     assert one_lacks("Are both George Duran and Ara Babajian chefs?",
                      ["George Duran is a Venezuelan born American chef.", "Ara Babajian is an American drummer."]) == "No"
+
+
+def test_a_capitalised_comparing_word_inside_a_question_is_a_names_word():
+    from vericite.engine.text.compare import measured
+
+    q = ("Which of the following is home to the 642nd Aviation Support Battalion: Greater Rochester International "
+         "Airport or Valley International Airport?")
+    assert not measured(q)  # "Greater" of a name compares nothing
+    rochester = "Greater Rochester International Airport is home to the 642nd Aviation Support Battalion."
+    valley = "Valley International Airport is owned by the City of Harlingen, in Cameron County, Texas."
+    assert by_words(q, [valley, rochester]) == "Greater Rochester International Airport"
+    assert measured("Which tower is greater in height, A or B?")
+
+
+def test_a_doer_says_the_doing_and_the_kind_after_the_wh_word_tells_nothing_apart():
+    q = "Which writer also enjoyed boxing, Amy Tan or Norman Lindsay?"
+    tan = "Amy Tan is an American writer."
+    lindsay = "Norman Lindsay was an Australian artist, writer, and an accomplished amateur boxer."
+    # "writer" (the kind, which both are) is left aside; "boxer" says "boxing"; "enjoyed" said by neither
+    assert by_words(q, [tan, lindsay]) is None
+    assert by_words(q, [tan, lindsay.replace("accomplished amateur boxer", "boxer who enjoyed it")]) == "Norman Lindsay"
+    assert by_words(q, [tan + " She enjoyed reading.", lindsay]) is None  # one word each: nothing tells them apart
+
+
+def test_a_choice_by_what_one_did_is_claimed_in_the_questions_own_words():
+    from vericite.engine.text.compare import chosen_claim
+
+    assert chosen_claim("Which writer also enjoyed boxing, Amy Tan or Norman Lindsay?", "Norman Lindsay") == \
+        "Norman Lindsay also enjoyed boxing."
+    assert chosen_claim("Which genus is native to Asia, Sutera or Rhodotypos?", "Rhodotypos") == "Rhodotypos is native to Asia."
+    assert chosen_claim('Who directed "7th Heaven" (1927), Jerry Belson or Frank Borzage?', "Frank Borzage") == \
+        'Frank Borzage directed "7th Heaven" (1927).'
+    assert chosen_claim("Which of the following is home to the 642nd Aviation Support Battalion: Greater Rochester "
+                        "International Airport or Valley International Airport?", "Valley International Airport") == \
+        "Valley International Airport is home to the 642nd Aviation Support Battalion."
+    # not one of the two; a comparison by an order or a measure; a question whose words do not read as a predicate
+    assert chosen_claim("Which genus is native to Asia, Sutera or Rhodotypos?", "Asia") == ""
+    assert chosen_claim("Who was born first, Erika Jayne or Marco Da Silva?", "Erika Jayne") == ""
+    assert chosen_claim("Which band did Tom play in, Muzzle or Screaming Trees?", "Muzzle") == ""
+    assert chosen_claim("Which band, Muzzle or Screaming Trees, was formed in Seattle?", "Muzzle") == ""
+
+
+def test_a_member_of_the_kind_asked_of_both_says_the_kind():
+    q = "Are Roger Waters and Tom Johnston both musicians?"
+    waters = "Roger Waters is an English singer, songwriter, bassist, and composer."
+    johnston = "Tom Johnston is an American musician."
+    assert both_say(q, [waters, johnston])
+    assert not both_say(q, ["Roger Waters is an English activist.", johnston])
+    assert by_sides(q, [waters, johnston]) == ""  # no "No" either

@@ -1003,14 +1003,21 @@ def test_a_comparison_by_what_one_did_checks_its_short_answer_against_that_ones_
     replies = {"answer": "Unknown.", "gate": "Yes", "extract:1": "Thomas Merton was ordained to priesthood in 1949.",
                "extract:2": "W. Somerset Maugham was a British playwright.",
                "claim": "{name} was ordained to priesthood."}
-    for name, opening in (("W. Somerset Maugham", ""), ("Thomas Merton", "Thomas Merton was ordained to priesthood [1]. ")):
+    from vericite.engine.pipeline.stage3 import _short_answer
+
+    merton, maugham = fact(docs[0].text, (1,)), fact(docs[1].text, (2,))
+    # the documents joined say every word of "W. Somerset Maugham was ordained to priesthood": it cites Maugham's alone,
+    # as the question's own claim (no rewrite)
+    assert _short_answer("W. Somerset Maugham", [maugham, merton], q) == \
+        "W. Somerset Maugham was ordained to priesthood [2]."
+    for name in ("W. Somerset Maugham", "Thomas Merton"):
         select = "Sentences: {Thomas}, {W.}\nAnswer: " + name
         llm = PickingLLM({**replies, "select": select, "claim": replies["claim"].format(name=name)})
         res = VeriCite(llm, WordChecker(), prompts=PromptSet.load("facts-en-kv")).answer(q, docs)
-        # the documents joined say every word of "W. Somerset Maugham was ordained to priesthood": checked against
-        # Maugham's alone, it fails and is removed; Merton's own document carries his
-        assert res.answer == opening + ("W. Somerset Maugham was a British playwright [2]. Thomas Merton was "
-                                        "ordained to priesthood in 1949 [1].")
+        # Merton's sentence says what the question asks ("ordained", "priesthood"): his short answer opens, checked
+        # against his own document, and gives its place to his document's sentence, which it opens word for word
+        assert res.answer == ("Thomas Merton was ordained to priesthood in 1949 [1]. W. Somerset Maugham was a British "
+                              "playwright [2].")
 
 
 def test_a_place_the_question_describes_by_its_own_relation_is_a_hop_not_the_relation_asked():
@@ -1696,3 +1703,32 @@ def test_the_sentence_tying_the_answer_to_the_question_subject_follows_it_and_un
     # a pick sharing no name with the tie stays when it names what the others do not
     rush = SEL.tied_back(SEL.Picked((VERIFIED[0], VERIFIED[3]), ()), VERIFIED, Q)
     assert rush.sentences == (VERIFIED[0], VERIFIED[3], VERIFIED[2])
+
+
+def test_the_reply_copying_a_picked_sentence_with_the_date_asked_at_the_questions_end_leads_it():
+    q = "...Ready for It? is a Taylor Swift song from the album scheduled to be released on what date?"
+    album = fact("Reputation is the upcoming sixth studio album by American singer-songwriter Taylor Swift.", (2,))
+    song = fact('The song "...Ready for It?" is from Taylor Swift\'s sixth studio album, "Reputation".', (1,))
+    date = fact("It is scheduled for release on November 10, 2017, through Big Machine Records.", (2,))
+    titles = ["...Ready for It?", "Reputation (Taylor Swift album)"]
+    texts = ['"...Ready for It?" is a song by Taylor Swift.', album.text + " " + date.text]
+    reply = ('Taylor Swift\'s sixth studio album, "Reputation", is scheduled for release on November 10, 2017, through '
+             'Big Machine Records.')
+    assert SEL.named_answer(reply, q) == "November 10, 2017"  # the wh-word ends the question
+    assert SEL.named_answer(reply, "How is the album released on November 10, 2017 made?") == ""
+    opening = ("Reputation (Taylor Swift album) is the upcoming sixth studio album by American singer-songwriter "
+               "Taylor Swift.")
+    picked = SEL.compose(SEL.Selection(reply, (1, 2)), [album, song, date], q, titles=titles, opening=opening,
+                         texts=texts)
+    # the date's sentence (its "It" the album) leads, not stage 1's opening; the song's sentence ties it to the question
+    assert [s.text for s in picked.sentences] == [
+        "Reputation is scheduled for release on November 10, 2017, through Big Machine Records.", song.text]
+
+
+def test_the_airport_of_a_title_ending_in_airport_is_that_airport():
+    s = quote("The airport is home to the 642nd Aviation Support Battalion, part of the 42nd Infantry Division.", 1)
+    texts = ["Greater Rochester International Airport (IATA: ROC) is three miles southwest of downtown Rochester. "
+             "The airport is home to the 642nd Aviation Support Battalion, part of the 42nd Infantry Division."]
+    assert SEL.resolve_pronoun(s, ["Greater Rochester International Airport"], texts).text.startswith(
+        "Greater Rochester International Airport is home to the 642nd")
+    assert SEL.resolve_pronoun(s, ["Greater Rochester International Stadium"], [texts[0].replace("Airport", "Stadium")]) is s

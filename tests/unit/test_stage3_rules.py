@@ -702,3 +702,21 @@ def test_a_trim_keeps_the_clause_naming_what_another_sentence_of_the_answer_name
     alone = D.trimmed(D.final_check(D.Draft.of(D.with_citations(sentence(work))), f), f).text()
     assert alone == ("In March 2015, the New Jersey Symphony Orchestra premiered Kubian's latest work, O for a Muse "
                      "of Fire [1].")
+
+
+def test_an_opening_claim_that_opens_a_later_sentence_word_for_word_gives_it_its_place():
+    f = fake_facts()
+    opening = sentence("Thomas Merton was ordained to priesthood.", (1,))
+    maugham = sentence("W. Somerset Maugham was a British playwright.", (2,))
+    merton = sentence("Thomas Merton was ordained to priesthood in 1949.", (1,))
+    d = D.Draft((D.Block("x", (opening, maugham, merton), ("a", "b", "c")),), (opening, maugham, merton))
+    out = D.one_answer(d, f)
+    assert [s.text for s in out.sentences] == [merton.text, maugham.text]
+    assert any("opens a later sentence" in n for n in out.notes)
+    # the later one says it with other words first, or the opening is a short answer: both stay
+    other = sentence("In 1949 Thomas Merton was ordained to priesthood.", (1,))
+    d = D.Draft((D.Block("x", (opening, maugham, other), ("a", "b", "c")),), (opening, maugham, other))
+    assert [s.text for s in D.one_answer(d, f).sentences] == [opening.text, maugham.text, other.text]
+    short = sentence("Thomas Merton.", (1,))
+    d = D.Draft((D.Block("x", (short, merton), ("a", "c")),), (short, merton))
+    assert [s.text for s in D.one_answer(d, f).sentences] == [short.text, merton.text]
