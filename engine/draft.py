@@ -42,7 +42,7 @@ from .config.settings import Settings
 from .nli.grading import grade
 from .records import Document, Quote, Statement
 from .text.citations import format_citations, merge_adjacent, strip_citations
-from .text.clauses import asks_number, leading_clauses
+from .text.clauses import asks_number, examples_kept, leading_clauses
 from .text.compare import alone, both, both_say, by_sides, choices, common, compared, in_common, named
 from .text.content import FUNCTION_WORDS, adds, answer_words, carried, stems, yes_no_question
 from .text.entities import DEMONYMS, FULL_NAME, SUBJECT_NOUN, SUBJECT_PRONOUNS, bare_title, found, names
@@ -674,7 +674,10 @@ def trimmed(d: Draft, f: Facts) -> Draft:
     question names keeps its verb: "director", "directed") and, for a
     question asking a date or number, no number the question does not give, nor a name another passing sentence of the
     answer names (the link of a chain: "..., based on Shakespeare's Henry V" after "Henry V tells the story of ...
-    the Battle of Agincourt"); an empty aside ("Tenerife ( ; ] ) is ...") goes at any length.
+    the Battle of Agincourt"); an empty aside ("Tenerife ( ; ] ) is ...") goes at any length. A closing list of
+    examples ("including A, B, C and D") keeps only the items holding most of those words
+    (:func:`~vericite.engine.text.clauses.examples_kept`: "... a stronghold for outlaws, including serial
+    killers/bandits the Harpe brothers").
     Documents' sentences run long; the answer needs the clause that carries it."""
     if not f.settings.trim_words or f.lang != "en":
         return d
@@ -687,7 +690,9 @@ def trimmed(d: Draft, f: Facts) -> Draft:
     for s in d.sentences:
         if s.verdict != R.SUPPORTED or _INNER_MARK.search(_ENDING_MARKS.sub("", s.raw)):
             continue  # a citation inside: two documents' sentences run together ("guitarist, [5] Gerry Marsden ...")
-        short = leading_clauses(s.text, keep | _linked(s, d.sentences), numbers, f.settings.trim_words, given)
+        kept = keep | _linked(s, d.sentences)
+        text = examples_kept(s.text, kept) if len(s.text.split()) > f.settings.trim_words else s.text
+        short = leading_clauses(text, kept, numbers, f.settings.trim_words, given)
         if short == s.text:
             continue
         block, _ = f.check(with_citations(replace(s, text=short)))

@@ -14,7 +14,8 @@ guitarist Gary Lee Conner, ...": the list is what it says), never inside bracket
 a clause that an "if", "that", "unlike" or "but" leaves open, nor in a sentence opening with one
 ("Although ..."). An aside in brackets that says nothing a reader needs (empty, another language's name,
 an abbreviation, lower-case words; never a name or a number) goes too. Nothing is cut that holds a word
-the caller keeps (the question's, the answer's) or, when the question asks for a date or number, a number.
+the caller keeps (the question's, the answer's) or, when the question asks for a date or number, a number. A
+closing list of examples ("including A, B, C and D") may keep only its items holding those words (:func:`examples_kept`).
 """
 from __future__ import annotations
 
@@ -123,3 +124,37 @@ def leading_clauses(sentence: str, keep: frozenset[str], numbers: bool, longer: 
             continue  # the cut clause says what the question or the answer needs (a number, when the rest gives none)
         return head.rstrip(" ,;:") + "."
     return out
+
+
+#: a list of examples running to the sentence's end: "..., including river pirates ..., serial killers/bandits the Harpe
+#: brothers, ... and the Sturdivant Gang." ("such as", "among them", "notably" likewise)
+_EXAMPLES = re.compile(r"(?P<cue>,?\s+(?:including|such\s+as|among\s+them|notably)\s+)(?P<items>[^;()]+?)(?P<end>\.)$")
+#: the separators of a list's items: a comma, "and"/"or" after one or between the last two
+_ITEM_SEP = re.compile(r",\s+(?:and\s+|or\s+)?|\s+(?:and|or)\s+(?=[^,]*$)")
+#: a list of examples shortened to the items it must keep has at least this many items, each of at most this many words
+MIN_EXAMPLES, MAX_ITEM_WORDS = 4, 10
+#: what a plain list of names holds not: quoted titles, whose commas part no items ('"How I Raised, Folded, ..."'),
+#: and a clause of its own after it (", and she published her autobiography")
+_NOT_A_LIST = re.compile(r"[\"“”«»]|\b(?:he|she|it|they|who|which|that|his|her|its|their)\b")
+
+
+def examples_kept(sentence: str, keep: frozenset[str]) -> str:
+    """``sentence`` with its closing list of examples ("including A, B, C and D", "such as ...") cut to the items
+    holding the most ``keep`` stems (:func:`~vericite.engine.text.content.stems`: the question's and the answer's):
+    "Cave-In-Rock was originally a stronghold for outlaws, including serial killers/bandits the Harpe brothers." of a
+    list of ten outlaws. Examples are some of many: any of them is still said. Unchanged when the list has fewer than
+    :data:`MIN_EXAMPLES` items or one longer than :data:`MAX_ITEM_WORDS` words, holds a quote or a clause
+    (:data:`_NOT_A_LIST`), no item holds a ``keep`` stem, or every item holds as many."""
+    m = _EXAMPLES.search(sentence)
+    if not m or _NOT_A_LIST.search(m.group("items")):
+        return sentence
+    items = [i.strip() for i in _ITEM_SEP.split(m.group("items")) if i.strip()]
+    if len(items) < MIN_EXAMPLES or any(len(i.split()) > MAX_ITEM_WORDS for i in items):
+        return sentence
+    held = [len(stems(i) & keep) for i in items]
+    best = max(held)
+    chosen = [i for i, h in zip(items, held) if h == best]
+    if not best or len(chosen) == len(items):
+        return sentence
+    listed = chosen[0] if len(chosen) == 1 else ", ".join(chosen[:-1]) + " and " + chosen[-1]
+    return sentence[:m.start("items")] + listed + m.group("end")

@@ -53,11 +53,13 @@ _UNSURE = "\ufe56"  # SMALL QUESTION MARK: stands in for a doubtful date's "?" w
 _DOUBTFUL_DATE = re.compile(r"(?<=\d)\?(?=\s*(?:\(\s*[a-z]|[–-]\s*\w))")
 #: English abbreviations whose stop ends no sentence only before certain words: "Warner Bros. Records" (a company's
 #: "Bros." inside its name; before another word it may end one: "... released from Warner Bros. "Swept Away" was
-#: ..."); "Hon. Winnie Kiiza" (the honorific before a name: pysbd knows "Rev.", "Gen.", "Gov.", not "Hon."); "c. 800"
+#: ..."); "Hon. Winnie Kiiza" (the honorific before a name: pysbd knows "Rev.", "Gen.", "Gov.", not "Hon."); "Sault Ste.
+#: Marie" (a place's "Sainte"); "Raj Music Pvt. Ltd." and "Co. Ltd." (a company's form); "c. 800"
 #: (circa before a number: "... the Old Norse language between c. 800 and 1300" was cut at "c."; "bapt. 14 December
 #: 1640", a baptism's date in a life span, likewise)
 _CONDITIONAL = re.compile(r"\b(?:Bros(?=\.\s+(?:Records|Pictures|Entertainment|Television|Animation|Studios?|Music|"
-                          r"Interactive|Games|Family|Discovery|Home|Cartoons|Nashville)\b)|Hon(?=\.\s+[A-Z])"
+                          r"Interactive|Games|Family|Discovery|Home|Cartoons|Nashville)\b)|(?:Hon|Ste)(?=\.\s+[A-Z])"
+                          r"|(?:Pvt|Co)(?=\.\s+Ltd\b)"
                           r"|(?<![\w.])(?:c|ca|fl|bapt)(?=\.\s*\d))\.")
 #: a one-letter regnal number ending a sentence before a word that opens one ("... based on Shakespeare's Henry V.  The
 #: work is dedicated ..."): pysbd reads "V." as a name's initial and keeps both sentences as one ("George C. Scott",

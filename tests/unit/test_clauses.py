@@ -1,6 +1,6 @@
 """A long document sentence shown as its leading clauses (engine/text/clauses.py)."""
 from vericite.engine.text.clauses import asks_number, leading_clauses
-from vericite.engine.text.content import answer_words
+from vericite.engine.text.content import answer_words, stems
 
 OZ = ("Oz the Great and Powerful is a 2013 American fantasy adventure film directed by Sam Raimi and produced by "
       "Joe Roth, from a screenplay written by David Lindsay-Abaire and Mitchell Kapner.")
@@ -132,3 +132,29 @@ def test_a_number_the_question_gives_does_not_stand_for_the_one_it_asks():
     given = frozenset({"2002"})
     assert leading_clauses(s, answer_words(q, ""), asks_number(q), 20, given) == s
     assert leading_clauses(s, answer_words(q, ""), asks_number(q), 20) != s  # the question's 2002 stood for it
+
+
+def test_a_closing_list_of_examples_keeps_the_items_holding_the_words_kept():
+    from vericite.engine.text.clauses import examples_kept
+
+    s = ("Cave-In-Rock was originally a stronghold for outlaws, including river pirates Samuel Mason and James Ford, "
+         "tavern owner Isaiah L. Potts, serial killers/bandits the Harpe brothers, counterfeiters Philip Alston, John "
+         "Duff, and the Sturdivant Gang.")
+    keep = stems("Cave-In-Rock was a stronghold for serial killer/bandit brothers who operated in which century?")
+    assert examples_kept(s, keep) == ("Cave-In-Rock was originally a stronghold for outlaws, including serial "
+                                      "killers/bandits the Harpe brothers.")
+    artists = "Danja has produced songs for artists such as Monica, Usher, Ciara, J. Cole and Madonna."
+    assert examples_kept(artists, stems("Danja J. Cole")) == "Danja has produced songs for artists such as J. Cole."
+    assert examples_kept(artists, stems("Danja Usher Madonna")) == \
+        "Danja has produced songs for artists such as Usher and Madonna."
+    # no item holds a kept word; too few items; a list that is all there is (no "including"): unchanged
+    assert examples_kept(artists, stems("Danja North Carolina")) == artists
+    assert examples_kept("It has members such as Monica, Usher and Ciara.", stems("Usher")) == \
+        "It has members such as Monica, Usher and Ciara."
+    assert examples_kept("Its members were Monica, Usher, Ciara and Madonna.", stems("Usher")) == \
+        "Its members were Monica, Usher, Ciara and Madonna."
+    # quoted titles (their commas part nothing) and a clause after the list: unchanged
+    duke = ('She has written books for poker players, including "Decide to Play Great Poker" and "The Middle Zone", '
+            'and she published her autobiography, "How I Raised, Folded, Bluffed, Flirted, Cursed, and Won Millions".')
+    assert examples_kept(duke, stems("autobiography Annie Duke")) == duke
+    assert examples_kept(duke.replace('"', ""), stems("autobiography Annie Duke")) == duke.replace('"', "")

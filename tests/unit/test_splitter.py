@@ -252,6 +252,12 @@ def test_a_volume_in_a_title_and_a_company_of_brothers_end_no_sentence():
         "The opposition leader in Uganda is Hon. Winnie Kiiza [3].", "He spoke [2]."]
     assert split_sentences('Cross was soon released from Warner Bros. "Swept Away" was heard on TV.') == [
         "Cross was soon released from Warner Bros.", '"Swept Away" was heard on TV.']
+    # a place's "Ste." and a company's "Pvt. Ltd." end nothing (the answer showed "... Sault Ste [3]. Marie Greyhounds"
+    # and opened with "Ltd., a professionally managed ...")
+    assert split_sentences("The teams were London Knights, Sault Ste. Marie Greyhounds and Windsor Spitfires. Next.") == [
+        "The teams were London Knights, Sault Ste. Marie Greyhounds and Windsor Spitfires.", "Next."]
+    assert split_sentences("It is run by Raj Music Pvt. Ltd., a multi media company. It sells.") == [
+        "It is run by Raj Music Pvt. Ltd., a multi media company.", "It sells."]
 
 
 def test_circa_before_a_number_ends_no_sentence():
