@@ -594,13 +594,15 @@ def one_answer(d: Draft, f: Facts) -> Draft:
     lacks), and after a passing "Yes" or "No" a later sentence's
     own opening "Yes, " or "No, " goes ("No [1, 5]. Yes, Skin Yard was an American grunge band ..." -> "...
     Skin Yard was ..."): the opening answers; the sentence says the rest (less than was checked, nothing new). An
-    opening of four words or more that opens a later sentence word for word gives its place to that sentence.
+    opening of four words or more that opens a later sentence saying more, word for word (a name may be written in
+    full there), gives its place to that sentence.
     For "Are A and B both ...?" a sentence about one of them loses its "Yes, " / "No, " whatever opens: it
     cannot answer for both ("Yes, Über Goober is a documentary about gaming" beside a film about jobs)."""
     passing = [s for s in d.sentences if s.verdict == R.SUPPORTED]
-    opening = _bare(passing[0]).casefold() if passing else ""
-    fuller = next((s for s in passing[1:] if re.match(rf"{re.escape(opening)}[\s,]", _bare(s).casefold())), None)
-    if fuller is not None and len(opening.split()) >= 4:
+    opening = _bare(passing[0]) if passing else ""
+    fuller = next((s for s in passing[1:] if _says_again(opening, _bare(s), opens=True)
+                   and not _says_again(opening, _bare(s))), None)  # one saying only it again goes below
+    if fuller is not None:
         # the opening claim opens a later sentence word for word ("A is home to the 642nd Aviation Support Battalion"
         # and "A is home to the 642nd Aviation Support Battalion, part of ..."): that one opens in its place
         d = d.note(f"one answer: the opening {_bare(passing[0])!r} opens a later sentence, which takes its place")
@@ -633,10 +635,12 @@ def one_answer(d: Draft, f: Facts) -> Draft:
     return d.revise(changed) if changed else d
 
 
-def _says_again(opening: str, later: str) -> bool:
+def _says_again(opening: str, later: str, opens: bool = False) -> bool:
     """Whether ``later`` says ``opening`` again: the same words, or the same with at most two more name words
     or articles ("Brett Allen Scallions is a member of the post-grunge band Fuel" after "Brett Scallions is ...";
-    "... ordained to the priesthood" after "... ordained to priesthood")."""
+    "... ordained to the priesthood" after "... ordained to priesthood"); with ``opens``, whether ``later`` opens with
+    them so, whatever follows ("Lev Ivanovich Yashin was nicknamed the "Black Spider" or the "Black Panther"" opens
+    with "Lev Yashin was nicknamed the "Black Spider"", four words at least)."""
     if later.casefold() == opening.casefold():
         return True
     a, b = _WORDS.findall(opening), _WORDS.findall(later)
@@ -644,6 +648,8 @@ def _says_again(opening: str, later: str) -> bool:
     for i, w in enumerate(b):
         if k < len(a) and w == a[k]:
             k += 1
+        elif opens and k == len(a):
+            break
         elif w.casefold() in ("the", "a", "an") or 0 < i < len(b) - 1 and all(
                 x[:1].isupper() for x in (b[i - 1], w, b[i + 1])):
             inside.append(w)

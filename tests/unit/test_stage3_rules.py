@@ -713,6 +713,11 @@ def test_an_opening_claim_that_opens_a_later_sentence_word_for_word_gives_it_its
     out = D.one_answer(d, f)
     assert [s.text for s in out.sentences] == [merton.text, maugham.text]
     assert any("opens a later sentence" in n for n in out.notes)
+    # a name written in full counts as the opening's name
+    yashin = sentence('Lev Yashin was nicknamed the "Black Spider".', (1,))
+    full = sentence('Lev Ivanovich Yashin was nicknamed the "Black Spider" or the "Black Panther".', (1,))
+    d = D.Draft((D.Block("x", (yashin, maugham, full), ("a", "b", "c")),), (yashin, maugham, full))
+    assert [s.text for s in D.one_answer(d, f).sentences] == [full.text, maugham.text]
     # the later one says it with other words first, or the opening is a short answer: both stay
     other = sentence("In 1949 Thomas Merton was ordained to priesthood.", (1,))
     d = D.Draft((D.Block("x", (opening, maugham, other), ("a", "b", "c")),), (opening, maugham, other))
