@@ -404,7 +404,8 @@ def compose(sel: Selection, verified: Sequence[Statement], question: str, lang: 
     - an opening pronoun resolved to the cited document's title (:func:`resolve_pronoun`;
       ``titles``, ``texts``: the documents' titles and texts in order); a sentence whose pronoun
       stays put after a sentence of its document that names the subject (:func:`antecedents_first`),
-      and a document sentence whose pronoun stays never leads (:func:`lead`).
+      a document sentence whose pronoun stays never leads (:func:`lead`), and one after a sentence of another
+      document not naming its title (a name) is left out (its "He" would read as that one's subject).
     """
     picked = in_full(_compose(sel, verified, question, lang, opening, titles), quotes, question, lang, titles, texts)
     if two_things(question):
@@ -421,6 +422,16 @@ def compose(sel: Selection, verified: Sequence[Statement], question: str, lang: 
     if ordered != resolved:
         notes += (f"answer: a sentence opening with a pronoun put after its document's sentence naming the subject: "
                   f"{[s.text for s in ordered]}",)
+    # a pronoun that stays, after a sentence of another document about someone else, reads as that one's subject ("He
+    # was in charge of psychological warfare ..." from Alex Josey's document after a sentence about Charles Beckwith;
+    # a press release's "It" after "Yandex Market ..." means Yandex Market: its title is no name)
+    astray = [s for k, s in enumerate(ordered)
+              if k and dangling(s.text) and not set(s.citations) & set(ordered[k - 1].citations)
+              and _a_name(name := bare_title(_sole_title(s, titles))) and not _title_in(name, ordered[k - 1].text)]
+    if astray:
+        ordered = tuple(s for s in ordered if s not in astray)
+        notes += (f"answer: left out {len(astray)} sentence(s) whose pronoun stays after another document's sentence: "
+                  f"{[s.text for s in astray]}",)
     return replace(picked, sentences=ordered, notes=notes)
 
 

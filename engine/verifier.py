@@ -27,6 +27,7 @@ from .nli.grading import grade, is_own_sentence, is_verbatim
 from .nli.onnx_scorer import require_finite
 from .records import Document, StageTrace, Statement
 from .text.citations import invalid_citations, parse_citations, strip_citations
+from .text.content import names_only
 from .text.entities import names_itself, pronoun_of_another, self_related, swapped_subject, unsupported_names
 from .text.relations import reversed_kin
 from .text.splitter import cut_end, cut_start, spliced, split_statements, without_inference
@@ -97,7 +98,8 @@ def answer_claims(stage: str, text: str, documents: Sequence[Document], lang: st
     Stage 1 (``final=False``) drops fragments (fewer than ``min_words`` words, or opening with a word
     in lower case: a piece of a sentence, "provides additional information about ..."; or two pieces spliced,
     "... stems. has simple leaves": :func:`~vericite.engine.text.splitter.spliced`; or cut off, "... a combination
-    of": :func:`~vericite.engine.text.splitter.cut_end`), uncited and
+    of": :func:`~vericite.engine.text.splitter.cut_end`; or names only, '"Yodel It! and "Shake It Off!':
+    :func:`~vericite.engine.text.content.names_only`), uncited and
     out-of-range sentences with a ``dropped:*`` verdict; the final check (``final=True``) reports
     uncited or out-of-range sentences as ``no_citation`` and keeps them.
 
@@ -112,7 +114,7 @@ def answer_claims(stage: str, text: str, documents: Sequence[Document], lang: st
         if not clean:
             continue
         if not final and (len(clean.split()) < min_words or cut_start(clean.lstrip("\"“«'(")) or spliced(clean)
-                          or cut_end(clean)):
+                          or cut_end(clean) or names_only(clean)):
             # a piece of a sentence: "[5] provides additional information about X" leaves "provides ... X"; two
             # pieces spliced ("... stems. has simple leaves")
             out.append(Statement(stage, clean, cites, R.DROPPED_FRAGMENT, None, sent))

@@ -131,3 +131,17 @@ def adds(sentence: str, sources: str, question: str, lang: str = "en") -> str | 
         talk = {w.lower() for w in re.findall(r"\w+", sentence)} & META_WORDS
         return "no answer" if talk else None
     return None if carried(sentence, sources, question, lang) else "new words"
+
+
+#: the lower-case words a run of names may hold ("A and B", "the Bay of Bengal")
+_NAME_JOINERS = frozenset({"and", "or", "of", "the", "a", "an", "&"})
+
+
+def names_only(text: str) -> bool:
+    """Whether ``text`` (an English sentence, citation marks removed) is three words or more of names only, joined
+    by "and", "of", "the" ('"Yodel It! and "Shake It Off!', a splice of the model's talk): no lower-case word
+    beyond those, so no verb; it states nothing. A "Yes" or "No" opening is an answer, not a name."""
+    words = re.findall(r"[^\W\d_][\w'’-]*", text)
+    if len(words) < 3 or words[0].casefold() in ("yes", "no") or not all(w.isascii() for w in words):
+        return False
+    return all(w[0].isupper() or w in _NAME_JOINERS for w in words)

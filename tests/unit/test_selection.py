@@ -1732,3 +1732,18 @@ def test_the_airport_of_a_title_ending_in_airport_is_that_airport():
     assert SEL.resolve_pronoun(s, ["Greater Rochester International Airport"], texts).text.startswith(
         "Greater Rochester International Airport is home to the 642nd")
     assert SEL.resolve_pronoun(s, ["Greater Rochester International Stadium"], [texts[0].replace("Airport", "Stadium")]) is s
+
+
+def test_a_pronoun_that_stays_after_another_documents_sentence_is_left_out():
+    q = "JSOC was created on the recommendation of a colonel who served in the Malayan Emergency and what other war?"
+    vietnam = fact("He served in the Malayan Emergency and the Vietnam War.", (2,))
+    malaya = fact("He was a colonel.", (2,))
+    josey = fact("He was in charge of psychological warfare against the terrorists during The Malayan Emergency.", (3,))
+    titles = ["Joint Special Operations Command", "Charles Alvin Beckwith", "Alex Josey"]
+    texts = ["JSOC was created in 1980.", "Charles Alvin Beckwith was a colonel. He served in the Vietnam War.",
+             "Alexander Arthur Josey was a journalist."]  # the text never calls him "Alex Josey": his "He" stays
+    picked = SEL.compose(SEL.Selection("Vietnam War", (0, 2)), [vietnam, malaya, josey], q, titles=titles,
+                         texts=texts)
+    assert [s.text for s in picked.sentences] == [
+        "Charles Alvin Beckwith served in the Malayan Emergency and the Vietnam War."]
+    assert any("pronoun stays after another document's sentence" in n for n in picked.notes)

@@ -275,3 +275,17 @@ def test_a_stage_1_statement_filling_the_end_slot_is_dropped_before_its_check():
     out = without_template_fills(items, q, notes)
     assert [getattr(x, "verdict", "claim") for x in out] == [R.DROPPED_TEMPLATE, "claim"]
     assert "template fill" in notes[0]
+
+
+def test_a_run_of_names_states_nothing_and_stage_1_drops_it():
+    from vericite.engine.records import Document
+    from vericite.engine.text.content import names_only
+    from vericite.engine.verifier import answer_claims
+
+    assert names_only('"Yodel It! and "Shake It Off!') and names_only("Neil Peart and Geddy Lee of Rush")
+    assert not names_only("Neil Peart drummed for Rush") and not names_only("Yes, Rush and Yes")
+    assert not names_only("Rush Yes")  # fewer than three words: the fragment rules' (claims)
+    docs = [Document("Yodel It!", '"Yodel It!" is a song. Its message is like "Shake It Off".')]
+    out = answer_claims("answer", '"Yodel It! and "Shake It Off [1]! Yodel It! is a song [1].', docs, "en", final=False)
+    assert len(out) == 2 and getattr(out[0], "verdict", None) == "dropped:not_a_statement"
+    assert getattr(out[1], "verdict", None) != "dropped:not_a_statement"
