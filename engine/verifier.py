@@ -114,7 +114,7 @@ def answer_claims(stage: str, text: str, documents: Sequence[Document], lang: st
         if not clean:
             continue
         if not final and (len(clean.split()) < min_words or cut_start(clean.lstrip("\"“«'(")) or spliced(clean)
-                          or cut_end(clean) or names_only(clean)):
+                          or cut_end(clean) or lang == "en" and names_only(clean)):
             # a piece of a sentence: "[5] provides additional information about X" leaves "provides ... X"; two
             # pieces spliced ("... stems. has simple leaves")
             out.append(Statement(stage, clean, cites, R.DROPPED_FRAGMENT, None, sent))
