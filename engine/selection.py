@@ -1048,15 +1048,15 @@ def tied_back(picked: Picked, verified: Sequence[Statement], question: str, lang
     missing = set(D.left_out(asked_runs, " ".join(s.text for s in picked.sentences)))
     if not missing:
         return picked
-    def shown(s: Statement) -> str:
-        return resolve_pronoun(s, titles, texts).text
-
+    shown = [resolve_pronoun(p, titles, texts).text for p in picked.sentences]  # each pick as shown, resolved once
     ties = []
     for c in verified:
         if c in picked.sentences or missing & set(D.left_out(asked_runs, c.text)):
             continue
         # a name of four letters or more: "BC" of "BC Alita" and "BC Alytus" is any basketball club
-        linked = [p for p in picked.sentences if any(len(n) >= 4 for n in shared_names(shown(c), shown(p), question))]
+        candidate = resolve_pronoun(c, titles, texts).text
+        linked = [p for p, text in zip(picked.sentences, shown)
+                  if any(len(n) >= 4 for n in shared_names(candidate, text, question))]
         if linked:
             ties.append((c, linked))
     if len(ties) != 1:

@@ -939,10 +939,9 @@ def one_lacks(question: str, sentences: Sequence[str]) -> str:
     # a word of kind, not a place ("located in America" of "Carnegie Mellon University in Qatar": elsewhere's) nor a
     # nationality (documents often leave it out)
     kinds = stems(" ".join(w for w in re.findall(r"\b[a-z][\w'-]*", question) if not w.endswith("ed")))
-    said = stems(first)
     # nor a kind the sentence names one of ("Roger Waters is an English singer, songwriter, bassist, and composer" is a
     # musician)
-    missing = {w for w in rest - said if w in kinds and w not in DEMONYMS and not said & _MEMBERS.get(w, frozenset())}
+    missing = {w for w in rest - says_kinds(first) if w in kinds and w not in DEMONYMS}
     return "No" if first and missing else ""
 
 
