@@ -25,6 +25,7 @@ from .records import Statement
 from .text.citations import strip_citations
 from .text.compare import restates_comparison
 from .text.content import content_free, invented
+from .text.copies import altered, opening
 from .text.entities import names as names_in
 from .text.relations import swapped_act, unstated
 from .verifier import Claim
@@ -251,6 +252,25 @@ def without_unstated_relations(items: Sequence[Statement | Claim], question: str
                 "another act") if act else ""
 
     return _dropped_before_check(items, why, R.DROPPED_RELATION, notes)
+
+
+def without_altered_copies(items: Sequence[Statement | Claim], lang: str = "en", notes: list[str] | None = None
+                           ) -> list[Statement | Claim]:
+    """``items`` with every claim that copies a sentence of its cited documents but leaves out its negation or puts
+    another name of the document in place of the sentence's (:func:`~vericite.engine.text.copies.altered`: "N3 stage
+    is the most important sleep stage ..." from "REM is probably the most important sleep stage ...") given the
+    verdict ``dropped:altered_copy`` before it is checked: the checker passes a claim sharing nearly every word with
+    its premise. Whom a document's pronouns stand for (its title and opening sentence; a heading opening it, "N3
+    stage.", names no one) is no swap. ``notes`` gets one line per claim dropped. Other items pass through; English
+    only."""
+    def why(x: Claim) -> str:
+        texts = x.premises or (x.premise,)
+        subject = " ".join([*(x.titles[c - 1] for c in x.citations if 0 < c <= len(x.titles)),
+                            *(opening(t, lang) for t in texts)])
+        reason = altered(x.text, " ".join(texts), subject, lang)
+        return f"altered copy: {x.raw!r} {reason}" if reason else ""
+
+    return _dropped_before_check(items, why, R.DROPPED_ALTERED, notes)
 
 
 def _dropped_before_check(items: Sequence[Statement | Claim], why: Callable[[Claim], str], verdict: str,

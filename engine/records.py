@@ -21,6 +21,7 @@ DROPPED_NLI = "dropped:not_entailed"
 DROPPED_FRAGMENT = "dropped:not_a_statement"  # fewer words than a claim needs ("Murcia", "1939")
 DROPPED_TEMPLATE = "dropped:template_fill"  # the question's own wording with a name put in its slot
 DROPPED_RELATION = "dropped:unstated_relation"  # states the question's relation; its documents never do
+DROPPED_ALTERED = "dropped:altered_copy"  # a document's sentence copied with its negation or a name changed
 SUPPORTED = "supported"            # final check passed (stage 3)
 UNSUPPORTED = "unsupported"        # final check failed: reported, not removed
 NO_CITATION = "no_citation"        # final sentence without a valid citation: reported

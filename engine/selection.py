@@ -415,6 +415,7 @@ def compose(sel: Selection, verified: Sequence[Statement], question: str, lang: 
         picked = next_hop(picked, verified, quotes, question, lang, titles, texts)
         picked = covering(picked, verified, question, lang)
         picked = tied_back(picked, verified, question, lang, titles, texts)
+        picked = carried(picked, question, sel.answer, lang)
     resolved = tuple(resolve_pronoun(s, titles, texts) for s in picked.sentences)
     changed = [f"{a.text!r} -> {b.text!r}" for a, b in zip(picked.sentences, resolved) if a is not b]
     notes = picked.notes + ((f"answer: pronouns resolved to the cited document's title: {changed}",) if changed else ())
@@ -1020,6 +1021,42 @@ def covering(picked: Picked, verified: Sequence[Statement], question: str, lang:
     note = (f"answer: the sentences chosen leave out {missing} of the question; those about "
             f"{subject!r} name all it names: {[s.text for s in chosen]}")
     return Picked(tuple(chosen), picked.notes + (note,), picked.caveat)
+
+
+#: a question asking for an explanation ("Why does Netflix remove content?", "How do remotes work?"): its answer is
+#: several reasons, not a name
+_EXPLAIN = re.compile(r"\W*(?:why|how)\b(?!\s+(?:many|much|long|old|far|tall|big|often|large|high)\b)", re.I)
+
+
+def carried(picked: Picked, question: str, answer: str, lang: str = "en") -> Picked:
+    """``picked`` without the sentences after the point where the answer is shown: once the sentences so far name
+    the model's short ``answer`` (:func:`names`) and mention every name the question names
+    (:func:`~vericite.engine.draft.left_out` leaves none), a later sentence naming neither the answer (nor a name of
+    it: "Simon & Garfunkel" for "Paul Simon") nor a word of the question they leave out carries nothing of it (the
+    2018 women's final after "... between Real Madrid ... and English side Liverpool" for "Who performed at the
+    champions league final 2018?"; not a bridge's tie, "The first person to give in person state of the union was
+    Woodrow Wilson"): readers count such facts against an answer, and they double its length. Unchanged for a
+    question of two parts (:func:`several_parts`), one asking why or how (:data:`_EXPLAIN`: several reasons answer
+    it), a caveat, one sentence, or a question not in English (its names are not told from its opening words)."""
+    if lang != "en" or len(picked.sentences) < 2 or picked.caveat is not None or not answer.strip() \
+            or several_parts(question) or _EXPLAIN.match(question):
+        return picked
+    asked_runs = D.asked_names(question)
+    asked_words = answer_words(question, "", lang)
+    answer_names = names_in(answer)
+    kept: list[Statement] = []
+    for s in picked.sentences:
+        shown = " ".join(k.text for k in kept)
+        if kept and names(answer, shown, lang) and not D.left_out(asked_runs, shown) \
+                and not any(found(n, s.text) for n in answer_names) and not names(answer, s.text, lang) \
+                and not (answer_words(s.text, "", lang) & asked_words) - answer_words(shown, "", lang):
+            continue
+        kept.append(s)
+    if len(kept) == len(picked.sentences):
+        return picked
+    left = [s.text for s in picked.sentences if s not in kept]
+    note = f"answer: left out {len(left)} sentence(s) after the answer was shown, naming nothing of it: {left}"
+    return replace(picked, sentences=tuple(kept), notes=picked.notes + (note,))
 
 
 def tied_back(picked: Picked, verified: Sequence[Statement], question: str, lang: str = "en",

@@ -203,6 +203,11 @@ class Settings:
                                          "engine/text/relations.py; English): the checker passes it when a document names "
                                          "both things",
                                    group="check", kind="bool")
+    copy_guard: bool = setting(True, "a stage-1 statement or stage-2 fact that copies a sentence of its documents but "
+                                     "leaves out its negation or puts another name of the document in place of the "
+                                     "sentence's ('N3 stage is the most important sleep stage ...' from 'REM is ...') "
+                                     "is dropped before its check (engine/text/copies.py; English): the checker passes "
+                                     "a claim sharing nearly every word with its premise", group="check", kind="bool")
     cite_each: bool = setting(True, "a sentence citing several documents is also scored against each alone: it passes "
                                     "if the joint or one alone entails it, and a citation that does not carry it is "
                                     "removed (ALCE's precision rule)", group="check", kind="bool")
@@ -300,7 +305,7 @@ PRESETS: dict[str, dict[str, Any]] = {
         "prompts": "paper-en", "prompt_format": "chat", "citation_grammar": False, "inline_citations": False,
         "answer_retry": False, "doc_tokens": 0, "gate": "grammar", "gate_grammar": False, "refine": "merge",
         "multihop": False, "min_statement_words": 0, "claim_words": 0, "claim_guard": False,
-        "template_guard": False, "relation_guard": False, "cite_each": False,
+        "template_guard": False, "relation_guard": False, "copy_guard": False, "cite_each": False,
         "entity_guard": False, "recite": False, "conflicts": False, "drop_unsupported": False, "fallback_quotes": 0,
         "fallback_sentences": 0, "backbone": False, "backbone_facts": 0, "add_nothing": False, "trim_words": 0,
         "document_words": False,

@@ -7,7 +7,13 @@ from typing import TYPE_CHECKING
 
 from .. import cancel
 from .. import records as R
-from ..claims import complete_claims, is_fragment, without_template_fills, without_unstated_relations
+from ..claims import (
+    complete_claims,
+    is_fragment,
+    without_altered_copies,
+    without_template_fills,
+    without_unstated_relations,
+)
 from ..llm.fitting import fit_documents, prompt_budget, warn_once
 from ..llm.grammar import citation_grammar
 from ..prompts import PromptSet
@@ -88,8 +94,11 @@ def claims(pipe: VeriCite, q: Question, items: list[Statement | Claim], trace: S
     (:func:`complete`), then, with ``template_guard``, those that are the question's own wording with a
     name put in dropped (:func:`~vericite.engine.claims.without_template_fills`; notes in ``trace``), and, with
     ``relation_guard``, those stating the question's relation where their documents never state it
-    (:func:`~vericite.engine.claims.without_unstated_relations`)."""
+    (:func:`~vericite.engine.claims.without_unstated_relations`), and, with ``copy_guard``, those copying a document
+    sentence with its negation left out or another name put in (:func:`~vericite.engine.claims.without_altered_copies`)."""
     items = complete(pipe, q, items, trace, where)
     if pipe.settings.template_guard:
         items = without_template_fills(items, q.text, trace.notes)
-    return without_unstated_relations(items, q.text, q.lang, trace.notes) if pipe.settings.relation_guard else items
+    if pipe.settings.relation_guard:
+        items = without_unstated_relations(items, q.text, q.lang, trace.notes)
+    return without_altered_copies(items, q.lang, trace.notes) if pipe.settings.copy_guard else items

@@ -889,7 +889,9 @@ def says_kinds(sentence: str) -> frozenset[str]:
     """The content stems of ``sentence`` (:func:`~vericite.engine.text.content.stems`) and those of each kind of
     :data:`_MEMBERS` it names a member of ("an English singer, songwriter, bassist" says "musician")."""
     said = stems(sentence)
-    return said | frozenset(kind for kind, members in _MEMBERS.items() if said & members)
+    # a nationality says its country ("a Russian mathematician" is one from Russia)
+    countries = {c for w in re.findall(r"[A-Z][a-z]+", sentence) for c in _COUNTRY_OF.get(w.lower(), ())}
+    return said | stems(" ".join(countries)) | frozenset(kind for kind, members in _MEMBERS.items() if said & members)
 
 
 def _of_one(name: str, other: str, sentence: str) -> bool:
@@ -977,8 +979,7 @@ def same(question: str, sentences: Sequence[str]) -> str:
             n = number(question, sentence)
             return None if n is None else str(float(n))
         if noun in ("nationality", "country", "language"):
-            said = next((w.lower() for w in re.findall(r"[A-Z][a-z]+", sentence) if w.lower() in DEMONYMS), None)
-            return said or (_placed_country(sentence) if noun == "country" else None)
+            return nationality(sentence) or (_placed_country(sentence) if noun != "language" else None)
         if noun == "state":  # "the same US state": "a band from Phoenix, Arizona"
             return next(iter(_states_placed(sentence)), None)
         if noun == "director":  # "a 2005 documentary directed by Maryam Zaree"
@@ -1019,6 +1020,30 @@ _NATIONALITY = {"Britain": "british", "England": "english", "Scotland": "scottis
                 "North Korea": "north korean", "Philippines": "filipino", "Indonesia": "indonesian", "Vietnam": "vietnamese",
                 "Thailand": "thai", "Malaysia": "malaysian", "Singapore": "singaporean", "Qatar": "qatari"}
 _COUNTRIES = frozenset(_NATIONALITY)
+#: each nationality word with the one-word countries it names ("russian": "Russia"), for :func:`says_kinds`
+_COUNTRY_OF: dict[str, tuple[str, ...]] = {}
+for _country, _word in _NATIONALITY.items():
+    if " " not in _country:
+        _COUNTRY_OF[_word] = (*_COUNTRY_OF.get(_word, ()), _country)
+_COUNTRY_OF["american"] = ("America",)
+#: a nationality word inside a name, not a thing's nationality: after "the" (and a year) and before a capitalised
+#: word ("at the 1993 French Open", "the American Hockey League"; not "an American Olympic swimmer")
+_BEFORE_NAME = re.compile(r"\bthe\s+(?:\d{4}\s+)?$")
+
+
+def nationality(sentence: str) -> str | None:
+    """The first nationality word of ``sentence`` (:data:`~vericite.engine.text.entities.DEMONYMS`, lower case:
+    "american"), leaving out one inside a name (:data:`_BEFORE_NAME`: "the 1993 French Open"); None when it has
+    none."""
+    for m in re.finditer(r"\b[A-Z][a-z]+\b", sentence):
+        if m.group(0).lower() not in DEMONYMS:
+            continue
+        if _BEFORE_NAME.search(sentence[:m.start()]) and re.match(r"\s+[A-Z]", sentence[m.end():]):
+            continue
+        return m.group(0).lower()
+    return None
+
+
 # the words a sentence names the United States by; the nationalities that are not it
 _US_WORDS = re.compile(r"\b(?:American|America|United States|U\.S\.|USA)\b")
 _ELSEWHERE = DEMONYMS - {"american", "christian", "catholic", "muslim", "jewish", "roman", "byzantine"}

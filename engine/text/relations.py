@@ -36,8 +36,8 @@ RELATIONS: dict[str, str] = {
     "founded": "founder founded established",
     "director": "director directed",
     "directed": "director directed",
-    "author": "author wrote written writer",
-    "wrote": "author wrote written writer",
+    "author": "author wrote written writer songwriter screenwriter lyricist",
+    "wrote": "author wrote written writer songwriter screenwriter lyricist",
     "president": "president",
     "charge": "charge president leader governor ruler king queen monarch emperor premier chancellor minister",
     "capital": "capital",
@@ -266,8 +266,8 @@ _AGENT_WINDOW = 3
 #: Spector worked on the origins of Mickey Mouse" of "... a video game designed by Warren Spector"), or performing in
 #: one (a cast's "starred", "portrayed by", "played" are one act); a name's other deeds ("passed away", "gained
 #: control", "sided with", "picked", a team's "selected by") have words no table could list: left to the checker
-_ACTS = ("wrote written writer author", "directed director", "produced producer", "created creator",
-         "designed designer", "composed composer", "founded founder established", "painted painter",
+_ACTS = ("wrote written writer author songwriter screenwriter lyricist", "directed director", "produced producer",
+         "created creator", "designed designer", "composed composer", "founded founder established", "painted painter",
          "drew drawn illustrated illustrator", "worked", "performed performer played sang sung singer starred portrayed voiced")
 
 

@@ -5,6 +5,7 @@ from vericite.engine.records import Statement
 from vericite.engine.text.compare import (
     both,
     both_say,
+    nationality,
     by_sides,
     common,
     one_lacks,
@@ -687,9 +688,27 @@ def test_the_same_country_read_off_where_a_sentence_places_each():
     assert same(q, [wales, "Black Rebel Motorcycle Club is a band from Swansea, Wales."]) == "Yes"
     assert same(q, [wales, "Black Rebel Motorcycle Club is a rock band from San Francisco, California."]) == "No"
     assert same(q, [wales, "Black Rebel Motorcycle Club is a rock band."]) == ""  # one side placed nowhere
-    # a nationality question is not answered by a place
+    # a nationality is read off the country a side is placed in when its sentence gives no nationality word
     nat = "Were Tiger Please and Black Rebel Motorcycle Club of the same nationality?"
-    assert same(nat, [wales, "Black Rebel Motorcycle Club is an American rock band."]) == ""
+    assert same(nat, [wales, "Black Rebel Motorcycle Club is an American rock band."]) == "No"
+    assert same(nat, [wales, "Black Rebel Motorcycle Club is a rock band."]) == ""
+
+
+def test_a_nationality_word_inside_a_name_is_no_nationality():
+    q = "Do tennis players Kathy Jordan and Sergi Bruguera have the same nationality?"
+    jordan = "Kathy Jordan is an American tennis player."
+    final = "Sergi Bruguera defeated Jim Courier in the final to win the Men's Singles title at the 1993 French Open."
+    assert same(q, [jordan, final]) == ""  # "the 1993 French Open" says nothing of where he is from
+    assert same(q, [jordan, "Sergi Bruguera i Torner is a former tennis player from Catalonia, Spain."]) == "No"
+    assert nationality("He played in the American Hockey League.") is None
+    assert nationality("He is an American Olympic swimmer.") == "american"  # after "an", it is his
+
+
+def test_a_nationality_says_its_country():
+    q = "Were both Eugene Dynkin and Vladimir Voevodsky mathematicians from Russia?"
+    dynkin = "Eugene Borisovich Dynkin was a Russian mathematician."
+    assert both_say(q, [dynkin, "Vladimir Alexandrovich Voevodsky was a Russian mathematician."])
+    assert not both_say(q, [dynkin, "Vladimir Alexandrovich Voevodsky was a French mathematician."])
 
 
 def test_a_higher_population_is_a_population_and_the_same_us_state_is_read_off_the_places():

@@ -34,6 +34,10 @@ def test_a_relation_the_document_never_states_is_unstated():
     # the document that states it, in the question's word or another of the relation's ("director")
     assert unstated("John Ford directed The Grapes of Wrath.", Q, GRAPES) == ""
     assert unstated("John Ford directed it.", Q, "John Ford was the film's director.") == ""
+    # an infobox's "Songwriter(s)" states who wrote it
+    turn = "Turn Me On Single by Norah Jones Label Blue Note Songwriter (s) John D. Loudermilk Producer (s) Lee Alexander"
+    assert unstated("John D. Loudermilk wrote Turn Me On.", "Who wrote Turn Me On?", turn) == ""
+    assert unstated("Lee Alexander wrote Turn Me On.", "Who wrote Turn Me On?", "Turn Me On Producer Lee Alexander") != ""
     # a claim not stating the relation is not this guard's business
     assert unstated("John Arledge appeared in The Grapes of Wrath.", Q, ARLEDGE) == ""
 

@@ -7,6 +7,7 @@ from dataclasses import replace
 
 import pytest
 
+from vericite.engine import draft as D
 from vericite.engine import records as R
 from vericite.engine import selection as SEL
 from vericite.engine.pipeline import Settings, VeriCite
@@ -1747,3 +1748,39 @@ def test_a_pronoun_that_stays_after_another_documents_sentence_is_left_out():
     assert [s.text for s in picked.sentences] == [
         "Charles Alvin Beckwith served in the Malayan Emergency and the Vietnam War."]
     assert any("pronoun stays after another document's sentence" in n for n in picked.notes)
+
+
+def test_sentences_after_the_shown_answer_that_name_nothing_of_it_are_left_out():
+    q = "Who performed at the champions league final 2018?"
+    final = fact("The 2018 UEFA Champions League Final was played in Kiev between Real Madrid and Liverpool.", (4,))
+    women = fact("The 2018 UEFA Women's Champions League Final was held two days earlier between Wolfsburg and Lyon.",
+                 (2,))
+    again = fact("Real Madrid won the final against Liverpool 3-1.", (4,))
+    picked = SEL.carried(SEL.Picked((final, women, again), ()), q, "Real Madrid and Liverpool")
+    assert picked.sentences == (final, again)  # a later sentence naming the answer stays
+    assert "left out 1 sentence" in picked.notes[-1]
+    # before the answer is shown, or while a name of the question is not, a sentence stays
+    assert SEL.carried(SEL.Picked((women, final), ()), q, "Real Madrid and Liverpool").sentences == (women, final)
+    named_q = "Who performed at the 2018 final in Kiev won by Real Madrid?"
+    tie = fact("Dua Lipa performed at the opening ceremony in Kiev.", (1,))
+    madrid = fact("Real Madrid won the 2018 final.", (4,))
+    assert SEL.carried(SEL.Picked((tie, madrid), ()), named_q, "Dua Lipa").sentences == (tie, madrid)
+    # a sentence saying a word of the question the shown ones leave out ties them to it: a bridge's first hop
+    child_q = "Who is the child of the first person who gave in person state of the union?"
+    child = fact("Jessie Woodrow Wilson Sayre was the daughter of US President Woodrow Wilson.", (5,))
+    first = fact("The first person to give in person state of the union was Woodrow Wilson.", (3,))
+    assert SEL.carried(SEL.Picked((child, first), ()), child_q, "Jessie Woodrow Wilson Sayre").sentences == (child, first)
+    # a sentence naming a name of the answer is about it
+    duo = fact("The Sound of Silence is a song by the American music duo Simon & Garfunkel.", (1,))
+    wrote = fact("The Sound of Silence was written by Paul Simon in 1963.", (1,))
+    q_artist = "Who is the original artist of sound of silence?"
+    assert SEL.carried(SEL.Picked((wrote, duo), ()), q_artist, "Paul Simon").sentences == (wrote, duo)
+    # not for a question asking why or how (several reasons answer it), of two parts, or with a caveat
+    for other in ("Why does Netflix remove content?", "Who performed at the final and when was it played?"):
+        p = SEL.Picked((final, women), ())
+        assert SEL.carried(p, other, "Real Madrid and Liverpool") is p
+    p = SEL.Picked((final, women), (), D.Caveat("answer:unknown", "no answer"))
+    assert SEL.carried(p, q, "Real Madrid and Liverpool") is p
+    # through compose: the answer step picked both
+    out = SEL.compose(SEL.Selection("Real Madrid and Liverpool", (0, 1)), [final, women], q)
+    assert out.sentences == (final,)
