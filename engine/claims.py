@@ -25,9 +25,10 @@ from .records import Statement
 from .text.citations import strip_citations
 from .text.compare import restates_comparison
 from .text.content import content_free, invented
-from .text.copies import altered, opening
+from .text.copies import altered, copied_sentence, opening
 from .text.entities import names as names_in
 from .text.relations import swapped_act, unstated
+from .text.splitter import stated
 from .verifier import Claim
 
 
@@ -254,23 +255,46 @@ def without_unstated_relations(items: Sequence[Statement | Claim], question: str
     return _dropped_before_check(items, why, R.DROPPED_RELATION, notes)
 
 
+#: an altered copy is checked as the document's sentence it copies when that has at most this many words
+MAX_COPY_WORDS = 60
+
+
 def without_altered_copies(items: Sequence[Statement | Claim], lang: str = "en", notes: list[str] | None = None
                            ) -> list[Statement | Claim]:
-    """``items`` with every claim that copies a sentence of its cited documents but leaves out its negation or puts
-    another name of the document in place of the sentence's (:func:`~vericite.engine.text.copies.altered`: "N3 stage
-    is the most important sleep stage ..." from "REM is probably the most important sleep stage ...") given the
-    verdict ``dropped:altered_copy`` before it is checked: the checker passes a claim sharing nearly every word with
-    its premise. Whom a document's pronouns stand for (its title and opening sentence; a heading opening it, "N3
-    stage.", names no one) is no swap. ``notes`` gets one line per claim dropped. Other items pass through; English
-    only."""
-    def why(x: Claim) -> str:
-        texts = x.premises or (x.premise,)
-        subject = " ".join([*(x.titles[c - 1] for c in x.citations if 0 < c <= len(x.titles)),
-                            *(opening(t, lang) for t in texts)])
-        reason = altered(x.text, " ".join(texts), subject, lang)
-        return f"altered copy: {x.raw!r} {reason}" if reason else ""
-
-    return _dropped_before_check(items, why, R.DROPPED_ALTERED, notes)
+    """``items`` with every claim that copies a sentence of its cited documents but leaves out its negation, puts
+    another name of the document in place of the sentence's or splices in a number from another sentence
+    (:func:`~vericite.engine.text.copies.altered`: "N3 stage is the most important sleep stage ..." from "REM is
+    probably the most important sleep stage ...") checked as that sentence instead, verbatim (what the document says;
+    the fact it carries stays in the answer's reach; a snippet's cut end given as its whole clauses,
+    :func:`~vericite.engine.text.splitter.stated`), or, when the sentence runs over :data:`MAX_COPY_WORDS` words (a
+    paragraph the splitter could not cut) or states nothing (a question), given the verdict ``dropped:altered_copy``
+    before any check. The checker
+    passes a claim sharing nearly every word with its premise. Whom a document's pronouns stand for (its title and
+    opening sentence; a heading opening it, "N3 stage.", names no one) is no swap. ``notes`` gets one line per claim.
+    Other items pass through; English only."""
+    out: list[Statement | Claim] = []
+    for x in items:
+        reason = ""
+        if isinstance(x, Claim):
+            texts = x.premises or (x.premise,)
+            subject = " ".join([*(x.titles[c - 1] for c in x.citations if 0 < c <= len(x.titles)),
+                                *(opening(t, lang) for t in texts)])
+            reason = altered(x.text, " ".join(texts), subject, lang)
+        if not reason:
+            out.append(x)
+            continue
+        assert isinstance(x, Claim)
+        # as an answer quotes a document: a snippet's cut end given as its whole clauses, a question never
+        sentence = stated(copied_sentence(x.text, " ".join(x.premises or (x.premise,)), lang)) or ""
+        if not sentence or len(sentence.split()) > MAX_COPY_WORDS:
+            out.append(Statement(x.stage, x.text, x.citations, R.DROPPED_ALTERED, None, x.raw))
+            if notes is not None:
+                notes.append(f"altered copy: {x.raw!r} {reason}; dropped before its check")
+            continue
+        out.append(replace(x, text=sentence))
+        if notes is not None:
+            notes.append(f"altered copy: {x.raw!r} {reason}; checked as the document's sentence")
+    return out
 
 
 def _dropped_before_check(items: Sequence[Statement | Claim], why: Callable[[Claim], str], verdict: str,

@@ -204,10 +204,11 @@ class Settings:
                                          "both things",
                                    group="check", kind="bool")
     copy_guard: bool = setting(True, "a stage-1 statement or stage-2 fact that copies a sentence of its documents but "
-                                     "leaves out its negation or puts another name of the document in place of the "
+                                     "leaves out its negation, puts another name of the document in place of the "
                                      "sentence's ('N3 stage is the most important sleep stage ...' from 'REM is ...') "
-                                     "is dropped before its check (engine/text/copies.py; English): the checker passes "
-                                     "a claim sharing nearly every word with its premise", group="check", kind="bool")
+                                     "or splices in a number from another sentence is checked as that sentence instead "
+                                     "(engine/text/copies.py; English): the checker passes a claim sharing nearly "
+                                     "every word with its premise", group="check", kind="bool")
     cite_each: bool = setting(True, "a sentence citing several documents is also scored against each alone: it passes "
                                     "if the joint or one alone entails it, and a citation that does not carry it is "
                                     "removed (ALCE's precision rule)", group="check", kind="bool")

@@ -5,7 +5,8 @@ with its premise): it leaves out the sentence's negation ("This technology would
 exceeding light" -> "The Alcubierre drive uses this technology to propel the ship to speeds exceeding light"), or puts
 a name from elsewhere in the document where the sentence has another ("REM is probably the most important sleep stage
 ..." -> "N3 stage is the most important sleep stage ...", "N3 stage" a heading of the same document; "... played 62 games
-in the National Hockey League" -> "... played in the American Hockey League"). English only.
+in the National Hockey League" -> "... played in the American Hockey League"), or splices in a number from another
+sentence ("... since the 109th Congress" -> "... since the 109th Congress of 1929 -- 1931"). English only.
 """
 from __future__ import annotations
 
@@ -61,7 +62,10 @@ def altered(claim: str, premise: str, subject: str = "", lang: str = "en") -> st
     digit; the sentence's first word only in capitals: "REM", not "Raw") is replaced by a name or number of the claim
     that the sentence does not have, that is no part of it ("GOG.com" for "GOG"), that the premise has elsewhere
     (a name found nowhere is the entity guard's), and that ``subject`` (the cited documents' titles and opening
-    sentences) does not name (:data:`SWAP_SHARE`); a replaced run holding a pronoun is a pronoun resolved, no swap.
+    sentences) does not name (:data:`SWAP_SHARE`); a replaced run holding a pronoun is a pronoun resolved, no swap; or
+    (c) the claim adds to the sentence, after its first word, a number the sentence lacks and the premise has elsewhere
+    (:data:`SWAP_SHARE`: "... for the first time since the 109th Congress of 1929 -- 1931", the years of the 71st
+    Congress in the next sentence).
 
     Args:
         claim: the sentence checked, citation marks removed.
@@ -76,13 +80,7 @@ def altered(claim: str, premise: str, subject: str = "", lang: str = "en") -> st
         return ""
     said = _words(claim)
     low = [w.lower() for w in said]
-    best: tuple[int, list[str], SequenceMatcher, str] | None = None
-    for sentence in split_sentences(premise, lang):
-        words = _words(sentence)
-        m = SequenceMatcher(None, [w.lower() for w in words], low, autojunk=False)
-        copied = sum(b.size for b in m.get_matching_blocks())
-        if best is None or copied > best[0]:
-            best = (copied, words, m, sentence)
+    best = _closest(low, premise, lang)
     if best is None or best[0] < MIN_COPIED:
         return ""
     copied, words, m, sentence = best
@@ -98,6 +96,11 @@ def altered(claim: str, premise: str, subject: str = "", lang: str = "en") -> st
     if copied < SWAP_SHARE * len(low):
         return ""
     for op, i1, i2, j1, j2 in ops:
+        if op == "insert" and j1 > 0:  # a number spliced in from another sentence ("the 109th Congress of 1929 -- 1931")
+            added = [w for w in said[j1:j2] if any(c.isdigit() for c in w) and w.lower() not in source
+                     and _has(w, premise) and not _has(w, subject)]
+            if added:
+                return f"adds {' '.join(added)!r} to {sentence!r}"
         if op != "replace" or _PRONOUNS & set(source[i1:i2]):
             continue
         theirs = [words[k] for k in range(i1, i2) if _named(words[k], k == 0)]
@@ -112,6 +115,26 @@ def altered(claim: str, premise: str, subject: str = "", lang: str = "en") -> st
         if theirs and ours and not any(t.lower() in low for t in theirs):
             return f"puts {' '.join(ours)!r} in place of {' '.join(theirs)!r} of {sentence!r}"
     return ""
+
+
+def _closest(low: list[str], premise: str, lang: str) -> tuple[int, list[str], SequenceMatcher, str] | None:
+    """The sentence of ``premise`` sharing the most words, in order, with the lower-cased words ``low``: (how many,
+    its words, their matcher, the sentence); None when the premise has none."""
+    best: tuple[int, list[str], SequenceMatcher, str] | None = None
+    for sentence in split_sentences(premise, lang):
+        words = _words(sentence)
+        m = SequenceMatcher(None, [w.lower() for w in words], low, autojunk=False)
+        copied = sum(b.size for b in m.get_matching_blocks())
+        if best is None or copied > best[0]:
+            best = (copied, words, m, sentence)
+    return best
+
+
+def copied_sentence(claim: str, premise: str, lang: str = "en") -> str:
+    """The sentence of ``premise`` that ``claim`` copies most of (its words in order): what an altered copy
+    (:func:`altered`) is shown as instead; "" when the premise has no sentence."""
+    best = _closest([w.lower() for w in _words(claim)], premise, lang)
+    return best[3] if best else ""
 
 
 def opening(text: str, lang: str = "en") -> str:

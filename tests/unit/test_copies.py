@@ -9,14 +9,14 @@ from vericite.engine.pipeline import Settings, VeriCite
 from vericite.engine.prompts import PromptSet
 from vericite.engine.records import Document
 from vericite.engine.text.copies import altered
-from vericite.engine.verifier import fact_claims
+from vericite.engine.verifier import Claim, fact_claims
 
 from tests.fakes import ScriptedLLM, WordChecker
 
 SLEEP = ("N3 stage. In this stage the body repairs itself. REM is probably the most important sleep stage for those who "
          "are interested in dreams, because this is when we experience dreams.")
 WARP = ("Alcubierre proposed a new kind of technology. This technology would not actually propel the ship to speeds "
-        "exceeding light; instead, it uses a bubble of spacetime.")
+        "exceeding light; instead, it uses")  # a snippet cut short
 
 
 def test_a_copy_leaving_out_its_negation_is_altered():
@@ -54,22 +54,48 @@ def test_a_copy_putting_another_name_of_the_document_in_place_of_the_sentences_i
     assert altered(claim, SLEEP, lang="ru") == ""
 
 
-def test_altered_copies_are_dropped_before_their_check():
-    docs = [Document("Sleep stages", SLEEP), Document("Warp drive", WARP)]
-    items = fact_claims(R.EVIDENCE, "N3 stage is the most important sleep stage for those interested in dreams, "
-                        "because this is when we experience dreams.\nIn this stage the body repairs itself.",
-                        1, docs[0], "en")
+def test_a_copy_splicing_in_a_number_from_another_sentence_is_altered():
+    congress = ("The 2014 elections gave the Republicans control of the Senate for the first time since the 109th "
+                "Congress. This Congress began with the largest Republican majority since the 71st Congress of 1929.")
+    claim = ("The 2014 elections gave the Republicans control of the Senate for the first time since the 109th "
+             "Congress of 1929.")
+    assert "adds '1929'" in altered(claim, congress)
+    # a name added (the emperor's own: "the emperor" -> "the Yongle Emperor") is no splice; nor a number the sentence has
+    emperor = "The Yongle Emperor met the Karmapa. According to Thinley, the emperor gave the Karmapa the place of honor."
+    assert altered("According to Thinley, the Yongle Emperor gave the Karmapa the place of honor.", emperor) == ""
+    assert altered("The 2014 elections gave the Republicans control of the Senate for the first time since the 109th "
+                   "Congress, in 2014.", congress) == ""
+
+
+REM = ("REM is probably the most important sleep stage for those who are interested in dreams, because this is when "
+       "we experience dreams.")
+
+
+def test_an_altered_copy_is_checked_as_the_documents_sentence_or_dropped_when_that_is_a_paragraph():
+    n3 = "N3 stage is the most important sleep stage for those interested in dreams, because this is when we experience dreams."
+    items = fact_claims(R.EVIDENCE, n3 + "\nIn this stage the body repairs itself.", 1, Document("Sleep stages", SLEEP),
+                        "en")
     notes: list[str] = []
     out = without_altered_copies(items, "en", notes)
-    assert [getattr(x, "verdict", "claim") for x in out] == [R.DROPPED_ALTERED, "claim"]
-    assert len(notes) == 1 and "altered copy" in notes[0] and "REM" in notes[0]
+    assert [x.text for x in out] == [REM, "In this stage the body repairs itself."]
+    assert all(isinstance(x, Claim) for x in out)  # both still to be checked
+    assert len(notes) == 1 and "altered copy" in notes[0] and "checked as the document's sentence" in notes[0]
+    # the sentence copied runs over MAX_COPY_WORDS words (a paragraph the splitter could not cut): dropped
+    long = SLEEP.replace("because this is when", "because " + "and so on " * 20 + "this is when")
+    claim = n3.replace("because this is when", "because " + "and so on " * 20 + "this is when")
+    dropped = without_altered_copies(fact_claims(R.EVIDENCE, claim, 1, Document("Sleep stages", long), "en"), "en")
+    assert [getattr(x, "verdict", "claim") for x in dropped] == [R.DROPPED_ALTERED]
+    # a snippet's cut end is shown as its whole clauses, as an answer quotes a document
+    warp = fact_claims(R.EVIDENCE, "The Alcubierre drive uses this technology to propel the ship to speeds exceeding "
+                       "light.", 1, Document("Warp drive", WARP), "en")
+    assert [x.text for x in without_altered_copies(warp, "en")] == [
+        "This technology would not actually propel the ship to speeds exceeding light."]
     # the document's title names whom its sentences are about: no swap
-    titled = fact_claims(R.EVIDENCE, "N3 stage is the most important sleep stage for those interested in dreams, "
-                         "because this is when we experience dreams.", 1, Document("N3", SLEEP), "en")
-    assert [getattr(x, "verdict", "claim") for x in without_altered_copies(titled, "en")] == ["claim"]
+    titled = fact_claims(R.EVIDENCE, n3, 1, Document("N3", SLEEP), "en")
+    assert [x.text for x in without_altered_copies(titled, "en")] == [n3]
 
 
-def test_the_pipeline_drops_the_altered_copy_with_the_setting_and_keeps_it_without():
+def test_the_pipeline_checks_the_documents_sentence_in_place_of_the_altered_copy():
     """Stage 2 copied document 1's sentence with "N3" in place of "REM"; a checker reading words passes it."""
     q = "Which sleep stage is the most important for those interested in dreams?"
     docs = [Document("Sleep stages", SLEEP)]
@@ -78,11 +104,11 @@ def test_the_pipeline_drops_the_altered_copy_with_the_setting_and_keeps_it_witho
                "extract:1": "N3 stage is the most important sleep stage for those interested in dreams, because this "
                             "is when we experience dreams."}
 
-    def run(**kw: object) -> list[str]:
+    def run(**kw: object) -> list[tuple[str, str]]:
         pipe = VeriCite(ScriptedLLM(replies), WordChecker(), prompts=PromptSet.load("paper-en"),
                         settings=Settings(claim_words=0, refine="merge", **kw))
         res = pipe.answer(q, docs)
-        return [s.verdict for st in res.stages[1:2] for s in st.statements]
+        return [(s.verdict, s.text) for st in res.stages[1:2] for s in st.statements]
 
-    assert run() == [R.DROPPED_ALTERED]
-    assert run(copy_guard=False) == [R.KEPT]  # what the guard is for: the checker passes it
+    assert run() == [(R.KEPT, REM)]
+    assert run(copy_guard=False) == [(R.KEPT, replies["extract:1"])]  # what the guard is for: the checker passes it
