@@ -25,7 +25,7 @@ from .records import Statement
 from .text.citations import strip_citations
 from .text.compare import restates_comparison
 from .text.content import content_free, invented
-from .text.copies import altered, copied_sentence, opening
+from .text.copies import altered_copy, opening
 from .text.entities import names as names_in
 from .text.relations import swapped_act, unstated
 from .text.splitter import stated
@@ -263,7 +263,7 @@ def without_altered_copies(items: Sequence[Statement | Claim], lang: str = "en",
                            ) -> list[Statement | Claim]:
     """``items`` with every claim that copies a sentence of its cited documents but leaves out its negation, puts
     another name of the document in place of the sentence's or splices in a number from another sentence
-    (:func:`~vericite.engine.text.copies.altered`: "N3 stage is the most important sleep stage ..." from "REM is
+    (:func:`~vericite.engine.text.copies.altered_copy`: "N3 stage is the most important sleep stage ..." from "REM is
     probably the most important sleep stage ...") checked as that sentence instead, verbatim (what the document says;
     the fact it carries stays in the answer's reach; a snippet's cut end given as its whole clauses,
     :func:`~vericite.engine.text.splitter.stated`), or, when the sentence runs over :data:`MAX_COPY_WORDS` words (a
@@ -274,18 +274,18 @@ def without_altered_copies(items: Sequence[Statement | Claim], lang: str = "en",
     Other items pass through; English only."""
     out: list[Statement | Claim] = []
     for x in items:
-        reason = ""
-        if isinstance(x, Claim):
-            texts = x.premises or (x.premise,)
-            subject = " ".join([*(x.titles[c - 1] for c in x.citations if 0 < c <= len(x.titles)),
-                                *(opening(t, lang) for t in texts)])
-            reason = altered(x.text, " ".join(texts), subject, lang)
+        if not isinstance(x, Claim):
+            out.append(x)
+            continue
+        texts = x.premises or (x.premise,)
+        subject = " ".join([*(x.titles[c - 1] for c in x.citations if 0 < c <= len(x.titles)),
+                            *(opening(t, lang) for t in texts)])
+        reason, copied = altered_copy(x.text, " ".join(texts), subject, lang)
         if not reason:
             out.append(x)
             continue
-        assert isinstance(x, Claim)
         # as an answer quotes a document: a snippet's cut end given as its whole clauses, a question never
-        sentence = stated(copied_sentence(x.text, " ".join(x.premises or (x.premise,)), lang)) or ""
+        sentence = stated(copied) or ""
         if not sentence or len(sentence.split()) > MAX_COPY_WORDS:
             out.append(Statement(x.stage, x.text, x.citations, R.DROPPED_ALTERED, None, x.raw))
             if notes is not None:

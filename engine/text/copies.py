@@ -52,6 +52,12 @@ def _has(word: str, text: str) -> bool:
 
 
 def altered(claim: str, premise: str, subject: str = "", lang: str = "en") -> str:
+    """Why ``claim`` is an altered copy of a sentence of ``premise``, "" when it is not: :func:`altered_copy`'s
+    reason."""
+    return altered_copy(claim, premise, subject, lang)[0]
+
+
+def altered_copy(claim: str, premise: str, subject: str = "", lang: str = "en") -> tuple[str, str]:
     """Why ``claim`` is an altered copy of a sentence of ``premise`` (its cited documents' text), "" when it is not.
 
     The sentence is the one sharing the most words with the claim, in order (:class:`difflib.SequenceMatcher` over
@@ -74,15 +80,17 @@ def altered(claim: str, premise: str, subject: str = "", lang: str = "en") -> st
         lang: "en"; other languages give "".
 
     Returns:
-        A short reason naming what was changed and the sentence copied, or "".
+        (a short reason naming what was changed and the sentence copied, that sentence as the premise gives it: what
+        the claim is shown as instead), or ("", "") when it is no altered copy.
     """
     if lang != "en":
-        return ""
+        return "", ""
     said = _words(claim)
     low = [w.lower() for w in said]
-    best = _closest(low, premise, lang)
+    sentences = split_sentences(premise, lang)
+    best = _closest(low, sentences)
     if best is None or best[0] < MIN_COPIED:
-        return ""
+        return "", ""
     copied, words, m, sentence = best
     source = [w.lower() for w in words]
     blocks = [b for b in m.get_matching_blocks() if b.size]
@@ -92,15 +100,15 @@ def altered(claim: str, premise: str, subject: str = "", lang: str = "en") -> st
         for op, i1, i2, _, _ in ops:
             if op in ("delete", "replace") and i2 - i1 <= NEGATION_RUN and i1 >= first - 3 and i2 <= last \
                     and _NEGATIONS & set(source[i1:i2]):
-                return f"leaves out {' '.join(words[i1:i2])!r} of {sentence!r}"
+                return f"leaves out {' '.join(words[i1:i2])!r} of {sentence!r}", sentence
     if copied < SWAP_SHARE * len(low):
-        return ""
+        return "", ""
     for op, i1, i2, j1, j2 in ops:
         if op == "insert" and j1 > 0:  # a number spliced in from another sentence ("the 109th Congress of 1929 -- 1931")
             added = [w for w in said[j1:j2] if any(c.isdigit() for c in w) and w.lower() not in source
                      and _has(w, premise) and not _has(w, subject)]
             if added:
-                return f"adds {' '.join(added)!r} to {sentence!r}"
+                return f"adds {' '.join(added)!r} to {sentence!r}", sentence
         if op != "replace" or _PRONOUNS & set(source[i1:i2]):
             continue
         theirs = [words[k] for k in range(i1, i2) if _named(words[k], k == 0)]
@@ -111,30 +119,23 @@ def altered(claim: str, premise: str, subject: str = "", lang: str = "en") -> st
         # 36 members" for "The Connecticut State Senate is composed of 36 members")
         rest = stems(claim, lang) - stems(" ".join(ours), lang)
         ours = [w for w in ours if not any(_has(w, other) and len(stems(other, lang) & rest) >= 2
-                                           for other in split_sentences(premise, lang) if other != sentence)]
+                                           for other in sentences if other != sentence)]
         if theirs and ours and not any(t.lower() in low for t in theirs):
-            return f"puts {' '.join(ours)!r} in place of {' '.join(theirs)!r} of {sentence!r}"
-    return ""
+            return f"puts {' '.join(ours)!r} in place of {' '.join(theirs)!r} of {sentence!r}", sentence
+    return "", ""
 
 
-def _closest(low: list[str], premise: str, lang: str) -> tuple[int, list[str], SequenceMatcher, str] | None:
-    """The sentence of ``premise`` sharing the most words, in order, with the lower-cased words ``low``: (how many,
-    its words, their matcher, the sentence); None when the premise has none."""
+def _closest(low: list[str], sentences: list[str]) -> tuple[int, list[str], SequenceMatcher, str] | None:
+    """The one of ``sentences`` sharing the most words, in order, with the lower-cased words ``low``: (how many,
+    its words, their matcher, the sentence); None when there is none."""
     best: tuple[int, list[str], SequenceMatcher, str] | None = None
-    for sentence in split_sentences(premise, lang):
+    for sentence in sentences:
         words = _words(sentence)
         m = SequenceMatcher(None, [w.lower() for w in words], low, autojunk=False)
         copied = sum(b.size for b in m.get_matching_blocks())
         if best is None or copied > best[0]:
             best = (copied, words, m, sentence)
     return best
-
-
-def copied_sentence(claim: str, premise: str, lang: str = "en") -> str:
-    """The sentence of ``premise`` that ``claim`` copies most of (its words in order): what an altered copy
-    (:func:`altered`) is shown as instead; "" when the premise has no sentence."""
-    best = _closest([w.lower() for w in _words(claim)], premise, lang)
-    return best[3] if best else ""
 
 
 def opening(text: str, lang: str = "en") -> str:
