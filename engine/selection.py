@@ -1045,13 +1045,15 @@ def carried(picked: Picked, question: str, answer: str, lang: str = "en") -> Pic
     asked_words = answer_words(question, "", lang)
     answer_names = names_in(answer)
     kept: list[Statement] = []
+    shown, shown_words = "", frozenset[str]()  # the kept sentences' text and words, grown as they are kept
     for s in picked.sentences:
-        shown = " ".join(k.text for k in kept)
         if kept and names(answer, shown, lang) and not D.left_out(asked_runs, shown) \
                 and not any(found(n, s.text) for n in answer_names) and not names(answer, s.text, lang) \
-                and not (answer_words(s.text, "", lang) & asked_words) - answer_words(shown, "", lang):
+                and not (answer_words(s.text, "", lang) & asked_words) - shown_words:
             continue
         kept.append(s)
+        shown = " ".join(k.text for k in kept)
+        shown_words = answer_words(shown, "", lang)
     if len(kept) == len(picked.sentences):
         return picked
     left = [s.text for s in picked.sentences if s not in kept]

@@ -27,6 +27,8 @@ from .content import stems
 _ADDED = re.compile(r",\s+(?=(?:which|who|whom|whose|where|and\s+(?:is|was|are|were|has|had|have|became|also|later)\b"
                     r"|(?:also\s+)?known\s+as\b|(?:(?:perhaps|probably|mostly|primarily|widely)\s+)?(?:formerly|better|best)\s+known\b|with\b|from\s+(?:a|an|the|her|his|their)\b"
                     r"|including\b|(?:along|together)\s+with\b|[a-z]+ing\b|[a-z]+ed\s+by\b|located\b|based\b|founded\b"
+                    # a contrast ("..., although the RSSSF recognizes only 767 goals ..."): what comes before stands alone
+                    r"|(?:although|though|whereas|while|but)\b"
                     # an aside ("..., the capital city of the Philippines", "..., near the Marne River"); never
                     # the next item of a list (", guitarist Gary Lee Conner, bass player ...": what the list says)
                     r"|(?:the|a|an|one|near|in|on|at|during|for|after|before|under|as|to|into|off|along|about|over|"

@@ -321,10 +321,12 @@ def common(question: str) -> list[str]:
     return []
 
 
+#: an adverb between a choice question's wh-word (and kind) and its verb: "Which writer also enjoyed ..."
+_WH_ADVERB = r"(?:also|both|first|once|later|originally)\s+"
 #: "Which writer also enjoyed boxing", "Which of the following is home to ...", "Who directed "7th Heaven" (1927)":
 #: a choice question's words before its two things, the predicate after the wh-word (and the kind)
 _CHOICE_HEAD = re.compile(r"^\W*(?:which|who|what)(?:\s+of\s+(?:the\s+following|these|the\s+two)|\s+(?-i:[a-z]+))?\s+"
-                          r"(?P<pred>(?:(?:also|both|first|once|later|originally)\s+)?"
+                          rf"(?P<pred>(?:{_WH_ADVERB})?"
                           r"(?:is|was|are|were|has|had|(?-i:[a-z]+ed|[a-z]+s))\s.*?)[\s,:;-]*(?:either\s+)?$", re.I)
 
 
@@ -816,7 +818,7 @@ def topic(question: str) -> frozenset[str]:
 
 
 #: "Which company is ...", "Which writer was ...", "Which writer also enjoyed ...": the kind both compared things are
-_WH_KIND = re.compile(r"^\W*(?:which|what)\s+([a-z]+)\s+(?:(?:also|both|later|first|once)\s+)?"
+_WH_KIND = re.compile(rf"^\W*(?:which|what)\s+([a-z]+)\s+(?:{_WH_ADVERB})?"
                       r"(?:is|was|are|were|has|had|did|does|(?-i:[a-z]+ed))\b", re.I)
 
 
@@ -1021,11 +1023,9 @@ _NATIONALITY = {"Britain": "british", "England": "english", "Scotland": "scottis
                 "Thailand": "thai", "Malaysia": "malaysian", "Singapore": "singaporean", "Qatar": "qatari"}
 _COUNTRIES = frozenset(_NATIONALITY)
 #: each nationality word with the one-word countries it names ("russian": "Russia"), for :func:`says_kinds`
-_COUNTRY_OF: dict[str, tuple[str, ...]] = {}
-for _country, _word in _NATIONALITY.items():
-    if " " not in _country:
-        _COUNTRY_OF[_word] = (*_COUNTRY_OF.get(_word, ()), _country)
-_COUNTRY_OF["american"] = ("America",)
+_COUNTRY_OF: dict[str, tuple[str, ...]] = {
+    word: tuple(c for c, w in _NATIONALITY.items() if w == word and " " not in c)
+    for word in {w for c, w in _NATIONALITY.items() if " " not in c}} | {"american": ("America",)}
 #: a nationality word inside a name, not a thing's nationality: after "the" (and a year) and before a capitalised
 #: word ("at the 1993 French Open", "the American Hockey League"; not "an American Olympic swimmer")
 _BEFORE_NAME = re.compile(r"\bthe\s+(?:\d{4}\s+)?$")

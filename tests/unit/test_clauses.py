@@ -158,3 +158,16 @@ def test_a_closing_list_of_examples_keeps_the_items_holding_the_words_kept():
             'and she published her autobiography, "How I Raised, Folded, Bluffed, Flirted, Cursed, and Won Millions".')
     assert examples_kept(duke, stems("autobiography Annie Duke")) == duke
     assert examples_kept(duke.replace('"', ""), stems("autobiography Annie Duke")) == duke.replace('"', "")
+
+
+def test_a_contrast_after_a_comma_is_a_clause_that_adds():
+    lakers = ("The Lakers have won 16 NBA championships in Los Angeles and Minneapolis, while the Boston Celtics have "
+              "won 17 championships in their history.")
+    assert cut(lakers, "How many championships have the Lakers won?") == (
+        "The Lakers have won 16 NBA championships in Los Angeles and Minneapolis.")
+    # the contrast holds a word of the question: it stays
+    assert cut(lakers, "How many championships have the Boston Celtics won?") == lakers
+    chitalu = ("The association presented the evidence to FIFA in March 2013 at a meeting in Zurich, but a spokesperson "
+               "responded that FIFA does not keep track of domestic competitions.")
+    assert cut(chitalu, "When was the evidence presented to FIFA?") == (
+        "The association presented the evidence to FIFA in March 2013 at a meeting in Zurich.")
