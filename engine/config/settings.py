@@ -212,6 +212,11 @@ class Settings:
     cite_each: bool = setting(True, "a sentence citing several documents is also scored against each alone: it passes "
                                     "if the joint or one alone entails it, and a citation that does not carry it is "
                                     "removed (ALCE's precision rule)", group="check", kind="bool")
+    life_dates: bool = setting(True, "a claim '<Name> was born in/on <date>' or '<Name> died in/on <date>' passes when a "
+                                     "cited document's life span right after that name gives the date ('Ginger Rogers "
+                                     "(born ...; July 16, 1911 – April 25, 1995)'; engine/text/lifedates.py; English): "
+                                     "the checker does not read the bracket as a birth and a death", group="check",
+                               kind="bool")
     entity_guard: bool = setting(True, "a claim that names what its cited documents (texts and titles) never name fails "
                                        "its check, the question's own names included, and so does one that copies a document "
                                        "sentence's predicate onto another subject (engine/text/entities.py): a checker "
@@ -306,7 +311,7 @@ PRESETS: dict[str, dict[str, Any]] = {
         "prompts": "paper-en", "prompt_format": "chat", "citation_grammar": False, "inline_citations": False,
         "answer_retry": False, "doc_tokens": 0, "gate": "grammar", "gate_grammar": False, "refine": "merge",
         "multihop": False, "min_statement_words": 0, "claim_words": 0, "claim_guard": False,
-        "template_guard": False, "relation_guard": False, "copy_guard": False, "cite_each": False,
+        "template_guard": False, "relation_guard": False, "copy_guard": False, "life_dates": False, "cite_each": False,
         "entity_guard": False, "recite": False, "conflicts": False, "drop_unsupported": False, "fallback_quotes": 0,
         "fallback_sentences": 0, "backbone": False, "backbone_facts": 0, "add_nothing": False, "trim_words": 0,
         "document_words": False,

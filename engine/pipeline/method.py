@@ -50,7 +50,7 @@ class VeriCite:
         s = self._settings
         self._verifier = Verifier(checker, threshold=s.threshold, schedule=s.schedule, grade_bands=s.grade_bands,
                                   lenient=s.strictness == "lenient", cite_each=s.cite_each,
-                                  entity_guard=s.entity_guard)
+                                  entity_guard=s.entity_guard, life_dates=s.life_dates)
 
     @property
     def settings(self) -> Settings:
