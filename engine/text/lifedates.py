@@ -13,14 +13,15 @@ import re
 from .compare import first_date
 from .relations import MONTH
 
+#: a person's name: capitalised words and the small words of names ("Ludwig van Beethoven")
+_NAME = r"[A-Z][\w.'’-]*(?:\s+(?:[A-Z][\w.'’-]*|de|da|di|van|von|der|del|la|le))*"
+#: a date alone: "July 16, 1911", "16 July 1911", "July 1911", "1911"
+_DATE = rf"(?:{MONTH})\s+\d{{1,2}},?\s+\d{{4}}|\d{{1,2}}\s+(?:{MONTH}),?\s+\d{{4}}|(?:{MONTH})\s+\d{{4}}|\d{{4}}"
 #: "<Name> was born in 1911." / "<Name> was born on July 16, 1911." / "<Name> died on 25 April 1995."
-_CLAIM = re.compile(r"^\W*(?P<name>[A-Z][\w.'’-]*(?:\s+(?:[A-Z][\w.'’-]*|de|da|di|van|von|der|del|la|le))*)\s+"
-                    r"(?:(?P<born>(?:was|is)\s+born)|(?P<died>died))\s+(?:in|on)\s+"
-                    rf"(?P<date>(?:{MONTH})\s+\d{{1,2}},?\s+\d{{4}}|\d{{1,2}}\s+(?:{MONTH}),?\s+\d{{4}}|(?:{MONTH})\s+\d{{4}}|\d{{4}})"
-                    r"\s*\.?$")
+_CLAIM = re.compile(rf"^\W*(?P<name>{_NAME})\s+(?:(?P<born>(?:was|is)\s+born)|(?P<died>died))\s+(?:in|on)\s+"
+                    rf"(?P<date>{_DATE})\s*\.?$")
 #: a name and the bracket right after it: "Ginger Rogers (born ...; July 16, 1911 – April 25, 1995)"
-_SPAN = re.compile(r"(?P<name>[A-Z][\w.'’-]*(?:\s+(?:[A-Z][\w.'’-]*|de|da|di|van|von|der|del|la|le))*)\s*"
-                   r"\((?P<inner>[^()]{4,160})\)")
+_SPAN = re.compile(rf"(?P<name>{_NAME})\s*\((?P<inner>[^()]{{4,160}})\)")
 #: the dash between the birth and the death ("–", "—", "--", " - ", "1887-1967"; not the hyphen of "Jean-Paul")
 _DASH = re.compile(r"\s*(?:[–—]|--|\s-\s|(?<=\d)-(?=\s*\d))\s*")
 _WORD = re.compile(r"[\w'’-]+")
