@@ -352,13 +352,14 @@ class Verifier:
             g = grade(p, self.grade_bands, verbatim=is_verbatim(x.premise, x.text)) if self.grade_bands else None
             # a whole sentence of a cited document, word for word, is what it says, whatever the checker scores
             # ("Eldon is a city in Miller County, Missouri, ..." scored 0.63 against its own document)
-            own = not removed and not added and any(is_own_sentence(t, x.text) for t in (x.premises or (x.premise,)))
+            texts = x.premises or (x.premise,)  # each cited document's text
+            own = not removed and not added and any(is_own_sentence(t, x.text) for t in texts)
             if own and g is not None:
                 g = 1
             # a birth or death date read off the cited document's life span ("Ginger Rogers (born ...; July 16, 1911 –
             # April 25, 1995)"), which the checker scores 0.47-0.70
             dated = (self.life_dates and p < self.threshold and not own and not removed and not added
-                     and any(life_date_stated(t, x.text) for t in (x.premises or (x.premise,))))
+                     and any(life_date_stated(t, x.text) for t in texts))
             if dated:
                 g = 2 if g is not None else None
                 trace.notes.append(f"life dates: {x.raw!r} passes: its document's life span gives the date "

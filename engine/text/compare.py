@@ -479,6 +479,12 @@ def first_date(text: str) -> tuple[int, int, int] | None:
     return year, month, day
 
 
+def a_date(text: str) -> tuple[int, int, int] | None:
+    """``text`` read as one date and nothing else, as :func:`first_date` gives it ("July 16, 1911" -> (1911, 7, 16));
+    None for anything more ("Independence, Missouri, in 1911") or less."""
+    return first_date(text) if _DATE.fullmatch(text.strip()) else None
+
+
 def by_dates(question: str, sentences: Sequence[str]) -> str | None:
     """For a question comparing two things by time ("Who was born first, A or B?", "Which band was
     formed later, A or B?"): the one the dates of ``sentences`` make the answer. Each thing's date is the

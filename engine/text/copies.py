@@ -51,12 +51,6 @@ def _has(word: str, text: str) -> bool:
     return bool(re.search(rf"(?<!\w){re.escape(word.lower())}(?!\w)", text.lower()))
 
 
-def altered(claim: str, premise: str, subject: str = "", lang: str = "en") -> str:
-    """Why ``claim`` is an altered copy of a sentence of ``premise``, "" when it is not: :func:`altered_copy`'s
-    reason."""
-    return altered_copy(claim, premise, subject, lang)[0]
-
-
 def altered_copy(claim: str, premise: str, subject: str = "", lang: str = "en") -> tuple[str, str]:
     """Why ``claim`` is an altered copy of a sentence of ``premise`` (its cited documents' text), "" when it is not.
 

@@ -10,16 +10,14 @@ from __future__ import annotations
 
 import re
 
-from .compare import first_date
-from .relations import MONTH
+from .compare import a_date, first_date
 
 #: a person's name: capitalised words and the small words of names ("Ludwig van Beethoven")
 _NAME = r"[A-Z][\w.'’-]*(?:\s+(?:[A-Z][\w.'’-]*|de|da|di|van|von|der|del|la|le))*"
-#: a date alone: "July 16, 1911", "16 July 1911", "July 1911", "1911"
-_DATE = rf"(?:{MONTH})\s+\d{{1,2}},?\s+\d{{4}}|\d{{1,2}}\s+(?:{MONTH}),?\s+\d{{4}}|(?:{MONTH})\s+\d{{4}}|\d{{4}}"
-#: "<Name> was born in 1911." / "<Name> was born on July 16, 1911." / "<Name> died on 25 April 1995."
+#: "<Name> was born in 1911." / "<Name> was born on July 16, 1911." / "<Name> died on 25 April 1995." (the date
+#: alone: :func:`~vericite.engine.text.compare.a_date`)
 _CLAIM = re.compile(rf"^\W*(?P<name>{_NAME})\s+(?:(?P<born>(?:was|is)\s+born)|(?P<died>died))\s+(?:in|on)\s+"
-                    rf"(?P<date>{_DATE})\s*\.?$")
+                    r"(?P<date>[^.]+?)\s*\.?$")
 #: a name and the bracket right after it: "Ginger Rogers (born ...; July 16, 1911 – April 25, 1995)"
 _SPAN = re.compile(rf"(?P<name>{_NAME})\s*\((?P<inner>[^()]{{4,160}})\)")
 #: the dash between the birth and the death ("–", "—", "--", " - ", "1887-1967"; not the hyphen of "Jean-Paul")
@@ -47,7 +45,7 @@ def life_date_stated(premise: str, claim: str) -> bool:
     m = _CLAIM.match(claim.strip())
     if not m:
         return False
-    said = first_date(m.group("date"))
+    said = a_date(m.group("date"))
     if said is None:
         return False
     for span in _SPAN.finditer(premise):

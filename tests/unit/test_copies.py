@@ -1,6 +1,6 @@
-"""The copy guard (engine/text/copies.py ``altered``, engine/claims.py ``without_altered_copies``): a claim copying a
-document sentence but for a dropped negation or a name swapped in from elsewhere in the document is dropped before its
-check."""
+"""The copy guard (engine/text/copies.py ``altered_copy``, engine/claims.py ``without_altered_copies``): a claim copying
+a document sentence but for a dropped negation or a name swapped in from elsewhere in the document is checked as that
+sentence (dropped before its check when it runs over 60 words)."""
 from __future__ import annotations
 
 from vericite.engine import records as R
@@ -8,10 +8,16 @@ from vericite.engine.claims import without_altered_copies
 from vericite.engine.pipeline import Settings, VeriCite
 from vericite.engine.prompts import PromptSet
 from vericite.engine.records import Document
-from vericite.engine.text.copies import altered
+from vericite.engine.text.copies import altered_copy
 from vericite.engine.verifier import Claim, fact_claims
 
 from tests.fakes import ScriptedLLM, WordChecker
+
+
+def altered(claim: str, premise: str, subject: str = "", lang: str = "en") -> str:
+    """The copy guard's reason, "" for no altered copy."""
+    return altered_copy(claim, premise, subject, lang)[0]
+
 
 SLEEP = ("N3 stage. In this stage the body repairs itself. REM is probably the most important sleep stage for those who "
          "are interested in dreams, because this is when we experience dreams.")
