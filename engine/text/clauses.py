@@ -23,8 +23,9 @@ import re
 
 from .content import stems
 
-#: a clause that adds to the one before it (after a comma): where the sentence may end
-_ADDED = re.compile(r",\s+(?=(?:which|who|whom|whose|where|and\s+(?:is|was|are|were|has|had|have|became|also|later)\b"
+#: a clause that adds to the one before it (after a comma, or any after a semicolon: "..., the Celtics 17, the Lakers
+#: 16; together, the 33 championships account for ..."): where the sentence may end
+_ADDED = re.compile(r";\s+|,\s+(?=(?:which|who|whom|whose|where|and\s+(?:is|was|are|were|has|had|have|became|also|later)\b"
                     r"|(?:also\s+)?known\s+as\b|(?:(?:perhaps|probably|mostly|primarily|widely)\s+)?(?:formerly|better|best)\s+known\b|with\b|from\s+(?:a|an|the|her|his|their)\b"
                     r"|including\b|(?:along|together)\s+with\b|[a-z]+ing\b|[a-z]+ed\s+by\b|located\b|based\b|founded\b"
                     # a contrast ("..., although the RSSSF recognizes only 767 goals ..."): what comes before stands alone
@@ -36,6 +37,8 @@ _ADDED = re.compile(r",\s+(?=(?:which|who|whom|whose|where|and\s+(?:is|was|are|w
 #: a clause these open is left open by a comma: the sentence may not end after it
 _OPEN = re.compile(r"\b(?:that|unlike|if|although|though|while|whereas|because|when|since|as|but|between|both|"
                    r"either|neither|not only|from)\b", re.I)
+#: a word that opens a noun phrase or points back: what follows a semicolon is a clause, not a list's rest
+_CLAUSE_WORD = re.compile(r"\b(?:the|a|an|this|these|those|its|their|his|her|he|she|it|they)\b")
 #: a finite verb (roughly): the leading clauses must say something of their subject
 _VERB = re.compile(r"\b(?:is|are|was|were|has|had|have|became|becomes|won|wrote|made|led|ran|took|gave|stars|features|"
                    r"[a-z]{3,}ed)\b")
@@ -121,6 +124,8 @@ def leading_clauses(sentence: str, keep: frozenset[str], numbers: bool, longer: 
         last = re.split(r"[,;(]", head)[-1]  # the clause the cut would end
         if comma and (_OPEN.search(last) or len(last.split()) < 3):  # left open; or a list's item ("rock, R&B, and soul")
             continue
+        if out[start] == ";" and not (_VERB.search(tail) or _CLAUSE_WORD.search(tail)):
+            continue  # a list's rest, not a clause ("soul singer; keyboardist, guitarist, songwriter and producer")
         if (stems(tail) & (keep - stems(head))) or (numbers and _new_numbers(tail, given)
                                                     and not _new_numbers(head, given)):
             continue  # the cut clause says what the question or the answer needs (a number, when the rest gives none)

@@ -171,3 +171,12 @@ def test_a_contrast_after_a_comma_is_a_clause_that_adds():
                "responded that FIFA does not keep track of domestic competitions.")
     assert cut(chitalu, "When was the evidence presented to FIFA?") == (
         "The association presented the evidence to FIFA in March 2013 at a meeting in Zurich.")
+
+
+def test_what_follows_a_semicolon_is_a_clause_that_adds():
+    teams = ("The two teams have won the two highest numbers of championships, the Celtics 17, the Lakers 16; together, "
+             "the 33 championships account for almost half of the 67 championships in NBA history.")
+    assert cut(teams, "How many times have the lakers won the finals?") == (
+        "The two teams have won the two highest numbers of championships, the Celtics 17, the Lakers 16.")
+    # the clause after the semicolon holds a word of the question: it stays
+    assert cut(teams, "How much of NBA history do the two teams' championships account for?") == teams
