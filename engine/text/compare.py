@@ -158,7 +158,11 @@ _IS_ROLES = re.compile(r"\b(?:is|was|are|were)\s+(?:an?|the)\s+(?P<roles>[^.;()]
 #: a band's size said in one word ("an electronic rock duo")
 _GROUP = {"duo": 2.0, "trio": 3.0, "quartet": 4.0, "quintet": 5.0, "sextet": 6.0, "septet": 7.0, "octet": 8.0}
 #: "Which genus has more species, Bactris and Epigaea?": the two after the last comma, joined by "and"
-_AND_CHOICE = re.compile(r",\s*(?:the\s+)?(?P<a>[^,]+?)\s+and\s+(?:the\s+)?(?P<b>[^,]+)$", re.I)
+_AND_CHOICE = re.compile(r"(?:,|\s(?:out\s+of|among|between))\s*(?:the\s+)?(?P<a>[^,]+?)\s+and\s+(?:the\s+)?(?P<b>[^,]+)$",
+                         re.I)
+#: "Was the film Splash released before the film Tangled?": the two things, the event and which way
+_ORDER_Q = re.compile(r"^\W*(?:is|are|was|were|did|does|do|has|had)\s+(?P<a>.+?)\s+(?P<verb>(?-i:[a-z]+))\s+"
+                      r"(?P<dir>before|after|earlier\s+than|later\s+than|prior\s+to)\s+(?P<b>.+)$", re.I)
 #: one of a kind: "a single species", "its sole member"
 _ONE = frozenset({"single", "sole"})
 #: a comparison of when works came out ("Which came out first, Dinosaur or McFarland, USA"), and the year a
@@ -222,7 +226,8 @@ def choices(question: str) -> list[str]:
     same of both: :func:`both`), after the kind asked ("Which band Muzzle or Screaming Trees was formed earlier?"),
     or at its end
     without a comma ("who is younger Keith Bostic or Jerry Glanville ?"), or joined by "and" after the comma of
-    a comparison ("Which genus has more species, Bactris and Epigaea?"); a comma before "or" changes nothing
+    a comparison ("Which genus has more species, Bactris and Epigaea?") or after its "out of", "among" or "between"
+    ("Who was born first out of Nick Grinde and Karel Reisz?"); a comma before "or" changes nothing
     ("..., 15 Penn Plaza, or 247 Cherry?"; not for three, "..., Chaoyang District, Shantou, or Daqing?"); [] for
     another question."""
     # "Which of these battles occurred earlier--the Battle of Peleliu or ...": a dash sets them off like a comma
@@ -263,7 +268,8 @@ def choices(question: str) -> list[str]:
         a, b = _tail_name(both[:k]), both[k + 5:].strip()
         if k > 0 and a and _lead_name(b) and len(b.split()) <= 6:
             return [a, b]
-    m = _AND_CHOICE.search(q)  # "Which genus has more species, Bactris and Epigaea?": a comparison, two names
+    # "Which genus has more species, Bactris and Epigaea?", "Who was born first out of A and B?": a comparison, two names
+    m = _AND_CHOICE.search(q)
     if m and re.match(r"^\W*(?:who|which)\b", q, re.I) and any(p.search(q) for p in (_MORE, _FEWER, _EARLIER, _LATER)) \
             and _lead_name(m.group("a")) == m.group("a").strip() and _lead_name(m.group("b")) == m.group("b").strip():
         return [m.group("a").strip(), m.group("b").strip()]
@@ -360,9 +366,38 @@ def _without(text: str, names: Sequence[str]) -> str:
 
 
 def two_things(question: str) -> list[str]:
-    """The two things a question compares (:func:`choices`), asks the same of (:func:`both`) or asks
-    what they have in common (:func:`common`); [] for another question."""
-    return choices(question) or both(question) or common(question)
+    """The two things a question compares (:func:`choices`), asks the same of (:func:`both`), asks
+    what they have in common (:func:`common`) or asks the order of (:func:`ordered`); [] for another question."""
+    return choices(question) or both(question) or common(question) or list(ordered(question)[:2])
+
+
+def ordered(question: str) -> tuple[str, str, str, bool] | tuple[()]:
+    """The two things, the event and the way a yes/no question asks their order in ("Was the film Splash released
+    before the film Tangled?" -> ("Splash", "Tangled", "released", True); "after", "later than": False): the first
+    thing ends the words before the event's verb, the second is all that follows "before" (a name, not a year:
+    "both formed before 2010" is :func:`by_year`'s); () for another question."""
+    q = re.sub(r"[\"“”«»]", "", question).strip().rstrip("?").rstrip()  # a title in quotes is a name
+    m = _ORDER_Q.match(q)
+    if not m or re.search(r"\bboth\b", m.group("a"), re.I):
+        return ()
+    a, b = _tail_name(m.group("a")), _tail_name(m.group("b"))
+    if not a or not b or not _lead_name(b) or _YEAR_LIKE.fullmatch(b):
+        return ()
+    return a, b, m.group("verb"), m.group("dir").lower().split()[0] in ("before", "earlier", "prior")
+
+
+def by_order(question: str, sentences: Sequence[str]) -> str:
+    """"Yes" or "No" to "Was the film Splash released before the film Tangled?" (:func:`ordered`) when ``sentences``
+    date the event for each thing as :func:`by_dates` reads "Which was released first, Splash or Tangled?" ("a 1984
+    film", "a 2010 film": "Yes"); "" for another question or when the dates do not order them."""
+    asked = ordered(question)
+    if not asked:
+        return ""
+    a, b, verb, before = asked
+    first = by_dates(f"Which was {verb} first, {a} or {b}?", sentences)
+    if first is None:
+        return ""
+    return "Yes" if (first == a) == before else "No"
 
 
 def _opens_with(pair: Sequence[str], sentence: str) -> bool:
@@ -1156,11 +1191,12 @@ def by_year(question: str, sentences: Sequence[str]) -> str:
 
 def by_sides(question: str, sentences: Sequence[str]) -> str:
     """"Yes" or "No" the sentences about each of two things give a question asking whether they share one
-    thing (:func:`same`) or both came before or after a year (:func:`by_year`), else "No" when one of them is
+    thing (:func:`same`), both came before or after a year (:func:`by_year`) or one came before the other
+    (:func:`by_order`), else "No" when one of them is
     placed elsewhere (:func:`elsewhere`), or when one of two things asked the same of is said to be it and the other
     said to be something else (:func:`one_lacks`); ""."""
-    return (same(question, sentences) or by_year(question, sentences) or elsewhere(question, sentences)
-            or one_lacks(question, sentences))
+    return (same(question, sentences) or by_year(question, sentences) or by_order(question, sentences)
+            or elsewhere(question, sentences) or one_lacks(question, sentences))
 
 
 #: the words that compare two things by time, amount or frequency

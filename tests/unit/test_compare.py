@@ -5,23 +5,26 @@ from vericite.engine.records import Statement
 from vericite.engine.text.compare import (
     both,
     both_say,
-    nationality,
-    by_sides,
-    common,
-    one_lacks,
-    elsewhere,
-    in_common,
     by_dates,
     by_numbers,
+    by_order,
+    by_sides,
     by_words,
     choices,
+    common,
     compared,
+    elsewhere,
     first_date,
     frequency,
+    in_common,
     named,
+    nationality,
     number,
+    one_lacks,
+    ordered,
     population,
     same,
+    two_things,
 )
 
 ERIKA = "Erika Jayne was born on July 10, 1971."
@@ -472,6 +475,30 @@ def test_both_before_a_year_a_band_in_one_word_newer_and_two_joined_by_and():
     assert choices("Which genus has more species, Bactris and Epigaea?") == ["Bactris", "Epigaea"]
     assert choices("Which band formed first, and when?") == []
     assert choices("Which city is older, the capital of France and its suburbs?") == []  # not two names
+
+
+def test_two_named_after_out_of_and_one_asked_to_come_before_the_other():
+    q = "Who was born first out of Nick Grinde and Karel Reisz?"
+    assert choices(q) == ["Nick Grinde", "Karel Reisz"]
+    grinde = "Nick Grinde (January 11, 1893 - July 19, 1979) was an American film director."
+    reisz = "Karel Reisz (21 July 1926 - 25 November 2002) was a British filmmaker."
+    assert compared(q, [reisz, grinde]) == "Nick Grinde"
+    assert choices("Who was born first among the Beatles and the Stones, and when?") == []  # not two names at its end
+    # a yes/no question asking whether one came before the other: the two dates say "Yes" or "No"
+    q = "Was the film Splash released before the film Tangled?"
+    assert ordered(q) == ("Splash", "Tangled", "released", True) and two_things(q) == ["Splash", "Tangled"]
+    splash, tangled = "Splash is a 1984 American fantasy film.", "Tangled is a 2010 American animated film."
+    assert by_sides(q, [splash, tangled]) == "Yes" and by_order(q, [tangled, splash]) == "Yes"
+    assert by_sides(q.replace("before", "after"), [splash, tangled]) == "No"
+    assert by_sides(q, [splash, tangled.replace("2010", "1980")]) == "No"
+    assert by_sides(q, [splash]) == ""  # one side undated
+    assert by_sides(q, [splash, "Tangled was a hit in 2010."]) == ""  # not the event asked ("released")
+    assert ordered('Was the film "Home on the Range" released before the comic book "Ruse"?')[:2] == (
+        "Home on the Range", "Ruse")
+    assert ordered("Was the song released before 1990?") == ()  # a year, not a thing
+    assert ordered("Were Sound Team and Dead by Sunrise both formed before 2010?") == ()  # by_year's
+    # the conclusion the answer opens with: the dates outrank the model's word
+    assert SEL.conclusion(SEL.Selection("No", ()), q, shown=[splash, tangled]) == "Yes"
 
 
 def test_a_role_word_without_a_suffix_a_shared_profession_and_names_in_quotes():
