@@ -160,6 +160,8 @@ _GROUP = {"duo": 2.0, "trio": 3.0, "quartet": 4.0, "quintet": 5.0, "sextet": 6.0
 #: "Which genus has more species, Bactris and Epigaea?": the two after the last comma, joined by "and"
 _AND_CHOICE = re.compile(r"(?:,|\s(?:out\s+of|among|between))\s*(?:the\s+)?(?P<a>[^,]+?)\s+and\s+(?:the\s+)?(?P<b>[^,]+)$",
                          re.I)
+#: what may come before a name the question gives: "the film ", "the comic book "
+_KIND_WORDS = re.compile(r"(?:(?-i:[a-z]+)\s+){0,3}")
 #: "Was the film Splash released before the film Tangled?": the two things, the event and which way
 _ORDER_Q = re.compile(r"^\W*(?:is|are|was|were|did|does|do|has|had)\s+(?P<a>.+?)\s+(?P<verb>(?-i:[a-z]+))\s+"
                       r"(?P<dir>before|after|earlier\s+than|later\s+than|prior\s+to)\s+(?P<b>.+)$", re.I)
@@ -374,16 +376,17 @@ def two_things(question: str) -> list[str]:
 def ordered(question: str) -> tuple[str, str, str, bool] | tuple[()]:
     """The two things, the event and the way a yes/no question asks their order in ("Was the film Splash released
     before the film Tangled?" -> ("Splash", "Tangled", "released", True); "after", "later than": False): the first
-    thing ends the words before the event's verb, the second is all that follows "before" (a name, not a year:
-    "both formed before 2010" is :func:`by_year`'s); () for another question."""
+    thing ends the words before the event's verb, the second all that follows "before", each after at most three
+    words in lower case ("the film", "the comic book"; a name, not a year: "both formed before 2010" is
+    :func:`by_year`'s; not "... before Tangled in the US"); () for another question."""
     q = re.sub(r"[\"“”«»]", "", question).strip().rstrip("?").rstrip()  # a title in quotes is a name
     m = _ORDER_Q.match(q)
     if not m or re.search(r"\bboth\b", m.group("a"), re.I):
         return ()
-    a, b = _tail_name(m.group("a")), _tail_name(m.group("b"))
-    if not a or not b or not _lead_name(b) or _YEAR_LIKE.fullmatch(b):
+    named = [_tail_name(m.group(k)) for k in "ab"]
+    if not all(n and _KIND_WORDS.fullmatch(m.group(k).strip()[:-len(n)]) for n, k in zip(named, "ab")):
         return ()
-    return a, b, m.group("verb"), m.group("dir").lower().split()[0] in ("before", "earlier", "prior")
+    return named[0], named[1], m.group("verb"), m.group("dir").lower().split()[0] in ("before", "earlier", "prior")
 
 
 def by_order(question: str, sentences: Sequence[str]) -> str:

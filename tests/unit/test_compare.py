@@ -496,6 +496,10 @@ def test_two_named_after_out_of_and_one_asked_to_come_before_the_other():
     assert ordered('Was the film "Home on the Range" released before the comic book "Ruse"?')[:2] == (
         "Home on the Range", "Ruse")
     assert ordered("Was the song released before 1990?") == ()  # a year, not a thing
+    assert ordered("Was the film Splash released before Tangled came out?") == ()  # the question goes on past it
+    # more than a kind before the name: the thing is not the name ("the first animated film by Walt Disney")
+    assert ordered("Was Splash released before the first animated film by Walt Disney?") == ()
+    assert ordered("Did Smith die after Jones?") == ("Smith", "Jones", "die", False)
     assert ordered("Were Sound Team and Dead by Sunrise both formed before 2010?") == ()  # by_year's
     # the conclusion the answer opens with: the dates outrank the model's word
     assert SEL.conclusion(SEL.Selection("No", ()), q, shown=[splash, tangled]) == "Yes"
