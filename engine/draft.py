@@ -10,6 +10,7 @@ warnings added:
 2. :func:`add_nothing`   a sentence saying what no verified sentence says fails;
    :func:`asked_in_full` an opening buried answer whose claim leaves out a word of the question fails;
    :func:`compared_by_measure` a comparison's short answer the dates or numbers of the answer's sentences give passes;
+   :func:`compared_alone` a comparison's short answer its documents do not compare fails;
    :func:`both_said`     a "Yes" to "Are A and B both X?" passes when a sentence about each says X;
    :func:`same_said` / :func:`common_said`  "the same province?" / "both what kind of film?" answered by the sentences about each;
 3. :func:`strict`        failing sentences removed (or only reported), the verified sentences as fallback;
@@ -43,7 +44,7 @@ from .nli.grading import grade
 from .records import Document, Quote, Statement
 from .text.citations import format_citations, merge_adjacent, strip_citations
 from .text.clauses import asks_number, examples_kept, leading_clauses
-from .text.compare import alone, both, both_say, by_sides, choices, common, compared, in_common, named
+from .text.compare import alone, both, both_say, by_sides, choices, common, compared, in_common, named, restates_comparison
 from .text.content import FUNCTION_WORDS, adds, answer_words, carried, stems, yes_no_question
 from .text.entities import DEMONYMS, FULL_NAME, SUBJECT_NOUN, SUBJECT_PRONOUNS, bare_title, found, names
 from .text.relations import swapped_act
@@ -371,6 +372,28 @@ def compared_by_measure(d: Draft, f: Facts) -> Draft:
                 changed[id(s)] = cited
                 d = d.note(f"compared: {s.raw!r} cites the documents dating both sides: {cited.raw!r}")
     return d.revise(changed) if changed else d
+
+
+def compared_alone(d: Draft, f: Facts) -> Draft:
+    """A comparison's short answer that passed the final check as the claim the question makes of it ("Waterton Lake
+    is located further south" for "Which lake is located further south, Dal Lake or Waterton Lake?") fails when its
+    cited documents do not make the comparison (:func:`~vericite.engine.text.compare.restates_comparison`: they name
+    only the one claimed, or name both with no sentence comparing the one claimed) and the answer's passing sentences
+    do not decide it by dates or numbers (:func:`compared_by_measure` runs before): the checker passed that claim on a
+    page placing a ranger station "South of Goat Haunt" near the one lake. Only the rewritten short answer is read: a
+    document's own sentence ("Waterton Lake has more than 20 islands") is not the comparison."""
+    pair = choices(f.question)
+    passing = [s for s in d.sentences if s.verdict == R.SUPPORTED]
+    if len(pair) != 2 or compared(f.question, [s.text for s in passing]):
+        return d
+    texts = [doc.text for doc in f.documents]
+    failed: dict[int, Statement] = {}
+    for s in passing:
+        premise = "\n".join(texts[c - 1] for c in s.citations if 0 < c <= len(texts))
+        if s.rewritten and restates_comparison(s.text, f.question, premise):
+            failed[id(s)] = replace(s, verdict=R.UNSUPPORTED)
+            d = d.note(f"compared alone: {s.raw!r} fails: its documents do not compare {pair[0]!r} and {pair[1]!r}")
+    return d.revise(failed) if failed else d
 
 
 def _first_named(name: str, pair: Sequence[str], text: str) -> bool:
@@ -933,9 +956,10 @@ def windows(text: str, lang: str = "en", size: int = 3) -> list[tuple[int, int]]
 
 
 #: stage 3's rules, in the order they run
-RULES: tuple[Rule, ...] = (final_check, as_written, read_back, add_nothing, asked_in_full, compared_by_measure, both_said,
-                           same_said, common_said, document_words, strict, one_answer, trimmed, put_back_statements,
-                           put_back_facts, said_once, lenient_marks, marks_before_stop, uncovered, quotes)
+RULES: tuple[Rule, ...] = (final_check, as_written, read_back, add_nothing, asked_in_full, compared_by_measure,
+                           compared_alone, both_said, same_said, common_said, document_words, strict, one_answer, trimmed,
+                           put_back_statements, put_back_facts, said_once, lenient_marks, marks_before_stop, uncovered,
+                           quotes)
 
 
 def apply(d: Draft, f: Facts, rules: Sequence[Rule] = RULES) -> Draft:

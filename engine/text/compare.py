@@ -1202,13 +1202,17 @@ def by_sides(question: str, sentences: Sequence[str]) -> str:
             or elsewhere(question, sentences) or one_lacks(question, sentences))
 
 
-#: the words that compare two things by time, amount or frequency
-_COMPARISONS = (_EARLIER, _LATER, _MORE, _FEWER, _OFTEN_Q)
+#: a comparison by where two things lie ("further south", "farther north", "westernmost")
+_DIRECTION_Q = re.compile(r"\b(?:further|farther|more)\s+(?:north|south|east|west)(?:ward)?\b"
+                          r"|\b(?:north|south|east|west)ernmost\b", re.I)
+#: the words that compare two things by time, amount, frequency or direction
+_COMPARISONS = (_EARLIER, _LATER, _MORE, _FEWER, _OFTEN_Q, _DIRECTION_Q)
 
 
 def restates_comparison(claim: str, question: str, premise: str) -> bool:
     """Whether ``claim`` states the comparison ``question`` asks ("The Second Battle of Guam occurred first"
-    for "Which battle occurred first, the Battle of Manila or the Battle of Guam?") from a ``premise`` (its
+    for "Which battle occurred first, the Battle of Manila or the Battle of Guam?"; "Waterton Lake is located further
+    south" for "Which lake is located further south, Dal Lake or Waterton Lake?") from a ``premise`` (its
     cited documents) that does not name both things: it has the question's comparing word ("first",
     "older", "more") and, when the question has any, a word of the event compared ("occurred"), and names
     one of the two. One document about one of them cannot say which of two comes first; a sentence-pair

@@ -367,6 +367,11 @@ def test_a_comparison_stated_from_a_document_naming_one_of_the_two():
     assert not restates_comparison("The Battle of Manila occurred first.", q,
                                    "The Battle of Manila came before the Battle of Guam.")
     assert not restates_comparison("Rush occurred first.", "Who drummed for Rush?", "Rush is a band.")
+    # where two things lie compares them too
+    q = "Which lake is located further south, Dal Lake or Waterton Lake?"
+    assert restates_comparison("Waterton Lake is located further south.", q, "Its river rises South of Goat Haunt, near "
+                               "Waterton Lake.")
+    assert not restates_comparison("Dal Lake is located further south.", q, "Dal Lake lies further south than Waterton Lake.")
 
 
 def test_a_works_age_is_its_year():

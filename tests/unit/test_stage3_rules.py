@@ -117,7 +117,7 @@ def test_a_rule_plugs_into_the_chain():
     f = fake_facts(backbone=False, backbone_facts=0)
     d = D.apply(D.Draft.of("Rush is a band [1]."), f, (*D.RULES, shout))
     assert d.text() == "RUSH IS A BAND [1]." and d.notes[-1] == "shouted"
-    assert D.RULES[0] is D.final_check and D.RULES[10] is D.strict
+    assert D.RULES[0] is D.final_check and D.RULES[11] is D.strict
 
 
 def test_empty_reasons_are_fields():
@@ -354,6 +354,32 @@ def test_a_comparisons_short_answer_the_dates_contradict_fails():
     right = replace(sentence("The Western Allied invasion of Germany took place first.", (1, 2)), rewritten=True)
     d = D.Draft((D.Block("x", (right, korea, germany), ("a", "b", "c")),), (right, korea, germany))
     assert D.compared_by_measure(d, f) == d
+
+
+def test_a_comparisons_short_answer_its_documents_do_not_compare_fails():
+    q = "Which lake is located further south, Dal Lake or Waterton Lake?"
+    docs = [Document("Goat Haunt", "Goat Haunt is a ranger station. The headwaters for the Waterton River are located "
+                                   "South of Goat Haunt, near Waterton Lake."),
+            Document("Dal Lake", "Dal Lake is a lake in Srinagar. Dal Lake is also a source of fishing.")]
+    f = replace(fake_facts(), question=q, documents=docs)
+    opening = replace(sentence("Waterton Lake is located further south.", (1,)), rewritten=True)
+    fish = sentence("Dal Lake is also a source of fishing.", (2,))
+    d = D.Draft((D.Block("x", (opening, fish), ("a", "b")),), (opening, fish))
+    out = D.compared_alone(d, f)
+    assert [s.verdict for s in out.sentences] == [R.UNSUPPORTED, R.SUPPORTED]
+    assert any("do not compare 'Dal Lake' and 'Waterton Lake'" in n for n in out.notes)
+    # a document comparing the two says it: it stands
+    both = [docs[0], Document("Lakes", "Waterton Lake is located further south than Dal Lake.")]
+    cited = replace(opening, citations=(2,))
+    d = D.Draft((D.Block("x", (cited, fish), ("a", "b")),), (cited, fish))
+    assert D.compared_alone(d, replace(f, documents=both)) == d
+    # a document's own sentence is no short answer; nor is a question that compares nothing
+    own = sentence("Waterton Lake is located further south.", (1,))
+    d = D.Draft((D.Block("x", (own, fish), ("a", "b")),), (own, fish))
+    assert D.compared_alone(d, f) == d
+    d = D.Draft((D.Block("x", (opening, fish), ("a", "b")),), (opening, fish))
+    assert D.compared_alone(d, replace(f, question="Where is Waterton Lake?")) == d
+    assert D.RULES.index(D.compared_alone) == D.RULES.index(D.compared_by_measure) + 1
 
 
 def test_a_sentence_repeating_the_opening_claim_is_left_out():
