@@ -44,7 +44,19 @@ from .nli.grading import grade
 from .records import Document, Quote, Statement
 from .text.citations import format_citations, merge_adjacent, strip_citations
 from .text.clauses import asks_number, examples_kept, leading_clauses
-from .text.compare import alone, both, both_say, by_sides, choices, common, compared, in_common, named, restates_comparison
+from .text.compare import (
+    alone,
+    both,
+    both_say,
+    by_sides,
+    choices,
+    chosen_claim,
+    common,
+    compared,
+    in_common,
+    named,
+    restates_comparison,
+)
 from .text.content import FUNCTION_WORDS, adds, answer_words, carried, stems, yes_no_question
 from .text.entities import DEMONYMS, FULL_NAME, SUBJECT_NOUN, SUBJECT_PRONOUNS, bare_title, found, names
 from .text.relations import swapped_act
@@ -380,17 +392,19 @@ def compared_alone(d: Draft, f: Facts) -> Draft:
     cited documents do not make the comparison (:func:`~vericite.engine.text.compare.restates_comparison`: they name
     only the one claimed, or name both with no sentence comparing the one claimed) and the answer's passing sentences
     do not decide it by dates or numbers (:func:`compared_by_measure` runs before): the checker passed that claim on a
-    page placing a ranger station "South of Goat Haunt" near the one lake. Only the rewritten short answer is read: a
+    page placing a ranger station "South of Goat Haunt" near the one lake. Only the short answer is read (rewritten by
+    the final check, or written as the question's claim: :func:`~vericite.engine.text.compare.chosen_claim`): a
     document's own sentence ("Waterton Lake has more than 20 islands") is not the comparison."""
     pair = choices(f.question)
     passing = [s for s in d.sentences if s.verdict == R.SUPPORTED]
     if len(pair) != 2 or compared(f.question, [s.text for s in passing]):
         return d
     texts = [doc.text for doc in f.documents]
+    claims = {chosen_claim(f.question, c) for c in pair} - {""}  # the short answer written as the question's claim
     failed: dict[int, Statement] = {}
     for s in passing:
         premise = "\n".join(texts[c - 1] for c in s.citations if 0 < c <= len(texts))
-        if s.rewritten and restates_comparison(s.text, f.question, premise):
+        if (s.rewritten or s.text in claims) and restates_comparison(s.text, f.question, premise):
             failed[id(s)] = replace(s, verdict=R.UNSUPPORTED)
             d = d.note(f"compared alone: {s.raw!r} fails: its documents do not compare {pair[0]!r} and {pair[1]!r}")
     return d.revise(failed) if failed else d

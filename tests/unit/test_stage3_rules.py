@@ -373,8 +373,12 @@ def test_a_comparisons_short_answer_its_documents_do_not_compare_fails():
     cited = replace(opening, citations=(2,))
     d = D.Draft((D.Block("x", (cited, fish), ("a", "b")),), (cited, fish))
     assert D.compared_alone(d, replace(f, documents=both)) == d
+    # the fallback writes the short answer as the question's claim (not rewritten): read the same
+    claim = sentence("Waterton Lake is located further south.", (1,))
+    d = D.Draft((D.Block("x", (claim, fish), ("a", "b")),), (claim, fish))
+    assert [s.verdict for s in D.compared_alone(d, f).sentences] == [R.UNSUPPORTED, R.SUPPORTED]
     # a document's own sentence is no short answer; nor is a question that compares nothing
-    own = sentence("Waterton Lake is located further south.", (1,))
+    own = sentence("Waterton Lake lies further south than the station.", (1,))
     d = D.Draft((D.Block("x", (own, fish), ("a", "b")),), (own, fish))
     assert D.compared_alone(d, f) == d
     d = D.Draft((D.Block("x", (opening, fish), ("a", "b")),), (opening, fish))
