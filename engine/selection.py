@@ -876,11 +876,28 @@ def next_hop(picked: Picked, verified: Sequence[Statement], quotes: Sequence[Sta
         found_head, new = next(((s, list(dict.fromkeys(ns))) for s, ns in firsts if ns), (None, []))
     if found_head is None:
         return picked
-    head: Statement = found_head
+    # a first hop whose new names lead nowhere gives way to a later pick naming the question's names and new ones
+    # ("Kenan & Kel is an American teen sitcom created by Kim Bass" after "Kim Bass's television work includes
+    # creating "Sister, Sister" ...": the writer is stated of Kenan & Kel)
+    later = [(s, list(dict.fromkeys(ns))) for s, ns in firsts if ns and s is not found_head]
+    for k, (head, new) in enumerate([(found_head, new), *later]):
+        out = _hop_led(picked, head, new, verified, quotes, question, wanted, asked_of, lang, titles, texts,
+                       first=k == 0)
+        if out is not None:
+            return out
+    return picked
+
+
+def _hop_led(picked: Picked, head: Statement, new: list[str], verified: Sequence[Statement],
+             quotes: Sequence[Statement], question: str, wanted: frozenset[str], asked_of: Sequence[str], lang: str,
+             titles: Sequence[str], texts: Sequence[str], first: bool) -> Picked | None:
+    """:func:`next_hop` from one first hop ``head`` and the ``new`` names it introduces: ``picked`` led by the
+    sentence stating the relation asked of them, ``picked`` itself when the picks already hold the answer (only for
+    the ``first`` head: a later one gives way), None when no sentence states it."""
     # the new one's full names: "Miami" of "the University of Miami" for "the school that owns the Miami Hurricane"
     full = [m.group(0) for m in _FULL_NAME.finditer(head.text) if set(m.group(0).split()) & set(new)]
     opener = picked.sentences[0]
-    if len(picked.sentences) > 1 and picked.sentences[1] is head and states(opener.text, wanted, lang) and not [
+    if first and len(picked.sentences) > 1 and picked.sentences[1] is head and states(opener.text, wanted, lang) and not [
             n for n in names_in(opener.text) if not found(n, question) and not found(n, head.text) and not _no_one(n)]:
         # the lead put the sentence stating the relation first and its tie to the question after it ("Each third-party
         # developer could only release up to five games per year", then "Drac's Night Out was developed for the
@@ -891,6 +908,8 @@ def next_hop(picked: Picked, verified: Sequence[Statement], quotes: Sequence[Sta
     # ("Georgy Ivanov fought in World War II at the Battle of the Dnieper" beside the Battle of Berlin)
     stating = [s for s in picked.sentences if states(s.text, wanted, lang)
                and (any(found(n, s.text) for n in asked_of) or any(f in s.text for f in full))]
+    if stating and not first:
+        return None  # a later first hop only where no pick states the relation
     if stating:
         # one after the first hop that names the first hop's new name too is the answer: it leads ("Krull is a 1983
         # ... film directed by Peter Yates and produced by Ron Silverman" after "Stanford Sherman ... "Krull"")
@@ -933,7 +952,7 @@ def next_hop(picked: Picked, verified: Sequence[Statement], quotes: Sequence[Sta
     pool = [s for s in _usable([*verified, *quotes], titles, texts) if s.text != head.text and states(s.text, wanted, lang)
             and of_new(s) and not any(found(n, without_new(s.text)) for n in own)]
     if not pool:
-        return picked
+        return None
 
     phrase = asked_phrase(question, lang)
 

@@ -61,11 +61,14 @@ RELATIONS: dict[str, str] = {
 #: the Green performer", "the wife of Here Comes the Boom's screenwriter": the performer's, the screenwriter's)
 _OF_NAMED = re.compile(r"\b([a-z]+) of (?:the )?[A-Z](?![\w'’.&-]*(?:\s+(?:[A-Z0-9][\w'’.&-]*|of|the|and|a))*(?:'s|’s)?"
                        r"\s+[a-z]{2,}(?:er|or|ist|ian|ant|man|woman|star|member)s?\b)")
+#: "a sitcom created by Kim Bass": the relation of a name the question gives, the hop that describes what it asks of
+_BY_NAMED = re.compile(r"\b([a-z]{3,}ed)\s+by\s+(?:the\s+)?[A-Z]")
 #: "Henrietta Ponsonby's father": the relation of a name the question gives, a hop when it asks another of that one
 _POSSESSED = re.compile(r"[A-Z][\w.-]*(?:'s|’s)\s+([a-z]+)\b")
-#: "What is the enrollment at the school that ...", "What was the nickname of the ...": the noun the question asks
+#: "What is the enrollment at the school that ...", "What was the nickname of the ...", "Who is the writer for the
+#: sitcom ...": the noun the question asks
 #: for, right after its wh-word, copula and "the", followed by what it is asked of
-_WHAT_IS_THE, _ASKED_OF = r"^\W*(?:what|which)\s+(?:is|was|are|were)\s+the\s+", r"\s+(?:of|at|in|for|from)\s"
+_WHAT_IS_THE, _ASKED_OF = r"^\W*(?:what|which|who)\s+(?:is|was|are|were)\s+the\s+", r"\s+(?:of|at|in|for|from)\s"
 #: ("What is the record label of ...": the last of up to three words, "label")
 _ASKED_NOUN = re.compile(_WHAT_IS_THE + r"((?:[a-z]+\s+){0,2}?)([a-z]{4,})" + _ASKED_OF, re.I)
 #: "Which county does Lloyd Dane's birthplace belong to?": the noun after the wh-word, before its verb; one word
@@ -147,6 +150,9 @@ def asked(question: str, lang: str = "en") -> frozenset[str]:
     main = _WHERE_CLAUSE.sub("", question)
     # "president of India": a relation of something the question names, not of the one it describes
     of_named = {w for m in _OF_NAMED.finditer(main) for w in stems(m.group(1))}
+    if _ASKED_NOUN.match(question):  # "Who is the writer for an American teen sitcom created by Kim Bass?": what it
+        # asks of is described by "created by" a name, a hop (not so in "Which movie directed by James Gunn ...?")
+        of_named |= {w for m in _BY_NAMED.finditer(main) for w in stems(m.group(1))}
     # "When did Henrietta Ponsonby's father die?": the death is asked, the father a hop (asked when nothing else is)
     possessed = {w for m in _POSSESSED.finditer(main) for w in stems(m.group(1))}
     said = stems(main) - of_named
@@ -205,10 +211,15 @@ LIFESPAN = re.compile(rf"\((?:born\s+)?[^()]{{0,24}}?\b\d{{4}}{_PLACE}{_SPAN_DAS
 _FULL_SPAN = re.compile(rf"\((?:born\s+)?[^()]{{0,24}}?\b\d{{4}}{_PLACE}{_SPAN_DASH}\s*[^()]{{0,24}}?\b\d{{4}}{_PLACE}\s*\)")
 
 
+#: a deputy's office ("Vice-President of the International Olympic Committee", "vice chairman"): not the office itself
+_DEPUTY = re.compile(r"\b(?:vice|deputy)[\s-]+(?=[A-Za-z])", re.I)
+
+
 def states(sentence: str, wanted: frozenset[str], lang: str = "en") -> bool:
-    """Whether ``sentence`` has a word of ``wanted`` (:func:`asked`'s stems), or, for a birth or death
-    asked, a biography's life span (:data:`LIFESPAN`: "George Abbott (June 25, 1887 – January 31, 1995)")."""
-    if stems(sentence, lang) & wanted:
+    """Whether ``sentence`` has a word of ``wanted`` (:func:`asked`'s stems), not as a deputy's office ("Vice-President"
+    states no president), or, for a birth or death asked, a biography's life span (:data:`LIFESPAN`: "George Abbott
+    (June 25, 1887 – January 31, 1995)")."""
+    if stems(_DEPUTY.sub("deputy", sentence), lang) & wanted:
         return True
     if wanted & stems("born birth") and LIFESPAN.search(sentence):
         return True

@@ -671,6 +671,20 @@ def test_an_answer_that_stops_at_the_first_hop_is_led_by_the_second():
     bach = fact("The president of the International Olympic Committee is Thomas Bach.", (2,))
     assert SEL.next_hop(SEL.Picked((member,), ()), [], [own], q).sentences == (member,)
     assert SEL.next_hop(SEL.Picked((member,), ()), [bach], [own], q).sentences == (bach, member)
+    # a deputy's office ("Vice-President of the International Olympic Committee") states no president: the head
+    # stating it of the question's own subject does not keep the picks as they are
+    kim = fact("Kim Un-yong was a South Korean sports administrator, Vice-President of the International Olympic "
+               "Committee.", (1,))
+    q = "Who is the president of the group Kim Un-yong is a member of?"
+    assert SEL.next_hop(SEL.Picked((kim,), ()), [bach], [], q).sentences == (bach, kim)
+    assert not states(kim.text, asked(q)) and states("He was vice president, then president of it.", asked(q))
+    # a first hop whose new names lead nowhere gives way to a later pick naming the question's names and new ones
+    q = "Who is the writer for an American teen sitcom created by Kim Bass for Nickelodeon?"
+    work = fact('Kim Bass\'s television work includes creating "Sister, Sister" and writing on "In Living Color".', (1,))
+    kenan = fact("Kenan & Kel is an American teen sitcom created by Kim Bass for Nickelodeon.", (2,))
+    conley = fact('The writer for "Kenan & Kel" is Wayne Conley.', (5,))
+    assert SEL.next_hop(SEL.Picked((work, kenan), ()), [conley], [], q).sentences == (conley, kenan)
+    assert SEL.next_hop(SEL.Picked((work, kenan), ()), [], [], q).sentences == (work, kenan)
     # a new name that is a word too ("Football" of "the Canadian Football League") is not named by "a football team"
     q = "Wade Watts is the uncle of a politican who played college footbal for which team ?"  # HotpotQA's spelling
     watts = fact("Watts Jr. is an American politician from Oklahoma who was a college football quarterback for the "
