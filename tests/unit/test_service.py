@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import ast
 import json
+import re
 import signal
 import subprocess
 import sys
@@ -500,7 +501,11 @@ def test_sigterm_drains_in_flight_requests_then_exits(tmp_path):
                 time.sleep(0.05)
         with ThreadPoolExecutor(1) as pool:
             inflight = pool.submit(httpx.post, f"{url}/v1/answer", json=body(), timeout=30)
-            time.sleep(0.25)  # admitted and running (the fake makes 6 calls of 0.1 s)
+            # admitted and running (the fake makes 6 calls of 0.1 s): the server says so, however loaded the machine
+            t_end = time.monotonic() + 20
+            while time.monotonic() < t_end and not inflight.done() and not re.search(
+                    r"^vericite_requests_running 1", httpx.get(f"{url}/metrics", timeout=5).text, re.M):
+                time.sleep(0.02)
             proc.send_signal(signal.SIGTERM)
             r = inflight.result(timeout=30)
         assert r.status_code == 200 and r.json()["answer"]
