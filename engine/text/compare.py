@@ -730,7 +730,8 @@ def number(question: str, sentence: str) -> float | None:
     "more"/"most"/"fewer" or the one after it ("more species", "more individual species": "consists of
     118 species" -> 118.0, "There are three species" -> 3.0, "a single species" / "the only species" ->
     1.0; digits, the words zero to twenty, or tens with a unit, "seventy seven", at most three words before it;
-    not "one of the members" nor "190,451 m² of floor space"; "more floors" counted in stories too: "a 68-story
+    not "one of the members" nor "190,451 m² of floor space", nor a rank ("one of the top five rarest dog breeds");
+    "more floors" counted in stories too: "a 68-story
     tower" -> 68.0); "the
     number of species" likewise; for "more members" without a count the names listed (:func:`listed`); for
     "more diverse roles" the roles said (:func:`roles`); for "population" the population given
@@ -768,6 +769,8 @@ def number(question: str, sentence: str) -> float | None:
             counted = (counted or 0.0) + ones
         if tokens[k + 1:k + 2] == ["of"]:  # "one of the band members": a part, not a count
             continue
+        if tokens[k - 1:k] == ["top"] or [w.lower() for w in tokens[max(0, k - 3):k]] == ["one", "of", "the"]:
+            continue  # "one of the top five rarest dog breeds": a rank among them, not how many it has
         after = tokens[k + 1:k + 5]
         after = after[:after.index("of")] if "of" in after else after  # "190,451 m² of floor space": no floors
         if counted is not None and any(stems(w) & want for w in after):

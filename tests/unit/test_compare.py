@@ -132,6 +132,12 @@ def test_no_answer_from_numbers_that_do_not_say_it():
     assert by_numbers(q, [broad, "Nanda Devi and Broad Peak were climbed by 12 m teams."]) is None  # names both
     species = "Which genus contains more species, Crowea or Dracula?"
     assert by_numbers(species, ["Crowea was named in 1798.", "Dracula consists of 118 species."]) is None
+    # a rank among them is no count of what it has ("one of the top five rarest dog breeds")
+    breeds = "Which refers to more breeds, Stabyhoun or Griffon Bruxellois?"
+    griffon = "The Griffon Bruxellois may refer to three different breeds, the Griffon Bruxellois, the Griffon Belge."
+    assert by_numbers(breeds, ["The Stabyhoun is one of the top five rarest dog breeds in the world.", griffon]) is None
+    assert by_numbers(breeds, ["The Stabyhoun is one of the five rarest dog breeds.", griffon]) is None
+    assert by_numbers(breeds, ["The Stabyhoun refers to five dog breeds.", griffon]) == "Stabyhoun"
     assert by_numbers("Which genus is older, Crowea or Dracula?", ["Crowea has 3 species.", "Dracula has 118 species."]) is None
     # another thing whose name starts with it: "Catan Dice Game" is not Catan
     game = "Which board game was published most recently, Pirate's Cove or Catan?"
