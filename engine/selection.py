@@ -1297,7 +1297,9 @@ def _compose(sel: Selection, verified: Sequence[Statement], question: str, lang:
     # "When ... and which ...": a pick may answer the other part; after an anchor a pick may say
     # more of stage 1's answer, which the anchor may not name, or else is a fact beside it
     both = several_parts(question)
-    said = answer_words(opening, question, lang) if anchor is not None else frozenset()
+    # (a number alone ties nothing: "four-games-to-two" is not the opening's "uniform number 4")
+    said = frozenset(w for w in answer_words(opening, question, lang) if not w.isdigit()) if anchor is not None \
+        else frozenset()
     linked = [s for s in picks if s not in naming and (both or links(s.text, named, question)
                                                        or _titled(s, named, titles, question, lang)
                                                        or answer_words(s.text, question, lang) & said)]

@@ -109,6 +109,11 @@ def test_stage_1s_opening_points_to_the_answer_when_the_models_answer_is_in_no_s
     assert picked.sentences == (VERIFIED[0], VERIFIED[2]) and picked.caveat is None
     assert any("closest to stage 1's opening" in n for n in picked.notes)
     assert any("left out 1 picked sentence(s)" in n for n in picked.notes)
+    # a number alone ties no pick to that answer ("four-games-to-two" is not the opening's "uniform number 4")
+    who = fact("The Who released the album Face Dances in 1983.", (3,))
+    picked = SEL.compose(SEL.Selection("Toto", (4, 2)), [*VERIFIED, who], "Which drummer was inducted into a hall of fame?",
+                         opening="The drummer inducted in 1983 was Neil Peart of Rush.")
+    assert picked.sentences == (VERIFIED[0], VERIFIED[2])
     # an opening that says nothing beyond the question, or nothing any sentence says: as before
     assert SEL.anchored(VERIFIED, "Which drummer was inducted in 1983?", "The drummer was inducted in 1983.") is None
     assert SEL.anchored(VERIFIED, Q, "Toto sold records.") is None
